@@ -1,0 +1,198 @@
+"""Global and thread-local configuration: one table of keys, ``using_config`` and the mode helpers.
+
+Layer 0: imports nothing from chainer_compat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple, TextIO
+
+import numpy
+
+
+class _Key(NamedTuple):
+    name: str
+    default: Any
+    env: str | None
+    parse: Callable[[str], Any] | None
+    meaning: str
+
+
+def _flag(text: str) -> bool:
+    return bool(int(text))
+
+
+def _dtype(text: str) -> Any:
+    return numpy.dtype(text)
+
+
+# The one table of configuration keys: name, default, environment variable, parser, meaning.
+KEYS: tuple[_Key, ...] = (
+    _Key("autotune", False, None, None, "let cuDNN pick convolution algorithms by benchmarking"),
+    _Key("compute_mode", None, None, None, "ChainerX compute mode (unused: ChainerX is out)"),
+    _Key("cudnn_deterministic", False, "CHAINER_CUDNN_DETERMINISTIC", _flag,
+         "ask cuDNN for deterministic algorithms"),
+    _Key("cudnn_fast_batch_normalization", False, "CHAINER_CUDNN_FAST_BATCH_NORMALIZATION",
+         _flag, "use the fast (less accurate) cuDNN batch normalization"),
+    _Key("debug", False, "CHAINER_DEBUG", _flag,
+         "check outputs and gradients for NaN and record where each node was created"),
+    _Key("dtype", numpy.dtype(numpy.float32), "CHAINER_DTYPE", _dtype,
+         "default floating-point dtype of initializers"),
+    _Key("enable_backprop", True, None, None, "record the computational graph"),
+    _Key("in_recomputing", False, None, None, "True while a forward is being recomputed"),
+    _Key("keep_graph_on_report", False, "CHAINER_KEEP_GRAPH_ON_REPORT", _flag,
+         "keep the graph of reported Variables"),
+    _Key("lazy_grad_sum", False, "CHAINER_LAZY_GRAD_SUM", _flag,
+         "sum gradients of a variable used several times only when they are all known"),
+    _Key("schedule_func", None, None, None, "static-graph scheduler (unused)"),
+    _Key("train", True, None, None, "training mode (dropout and friends look at it)"),
+    _Key("type_check", True, "CHAINER_TYPE_CHECK", _flag,
+         "run check_type_forward before each forward"),
+    _Key("use_cudnn", "auto", "CHAINER_USE_CUDNN", str, "'always', 'auto' or 'never'"),
+    _Key("use_cudnn_tensor_core", "auto", None, None, "'always', 'auto' or 'never'"),
+    _Key("use_cuda_memory_pool", True, "CHAINER_USE_CUDA_MEMORY_POOL", _flag,
+         "allocate CuPy memory from its pool"),
+    _Key("use_ideep", "never", "CHAINER_USE_IDEEP", str, "iDeep is out: keep 'never'"),
+    _Key("use_static_graph", True, None, None, "static-graph optimisation (unused)"),
+    _Key("warn_nondeterministic", False, "CHAINER_WARN_NONDETERMINISTIC", _flag,
+         "warn when a non-deterministic algorithm runs"),
+    _Key("check_saved_arrays", False, "CHAINER_COMPAT_CHECK_SAVED_ARRAYS", _flag,
+         "fingerprint large saved arrays too (small ones always are)"),
+)
+
+
+def _print_attrs(values: dict[str, Any], file: TextIO) -> None:
+    width = max((len(key) for key in values), default=0)
+    for key in sorted(values):
+        file.write(f"{key:<{width}} {values[key]}\n")
+
+
+class GlobalConfig:
+    """Process-wide configuration that every thread falls back to.
+
+    Args:
+        name: Name shown by ``repr``.
+    """
+
+    def __init__(self, name: str = "global") -> None:
+        self.__dict__["_name"] = name
+
+    def __repr__(self) -> str:
+        return f"<GlobalConfig {self._name}>"
+
+    def show(self, file: TextIO | None = None) -> None:
+        """Prints every key and its value, sorted by key."""
+        values = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        _print_attrs(values, sys.stdout if file is None else file)
+
+
+class LocalConfig(threading.local):
+    """Thread-local configuration that falls back to a :class:`GlobalConfig`.
+
+    An attribute set on it is visible only to the current thread; one that the thread never set
+    is read from the global configuration.
+
+    Args:
+        global_config: The configuration read for keys this thread did not set.
+    """
+
+    # Being a threading.local subclass makes a thread's own keys plain attribute reads, the
+    # cheapest lookup the hot path can do; only fallbacks pay for __getattr__.
+    def __init__(self, global_config: GlobalConfig) -> None:
+        self.__dict__["_global"] = global_config
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_global"], name)
+
+    def show(self, file: TextIO | None = None) -> None:
+        """Prints every key with the value this thread sees, sorted by key."""
+        values = {k: v for k, v in vars(self._global).items() if not k.startswith("_")}
+        values.update((k, v) for k, v in vars(self).items() if not k.startswith("_"))
+        _print_attrs(values, sys.stdout if file is None else file)
+
+
+def _load_global_config() -> GlobalConfig:
+    result = GlobalConfig()
+    for key in KEYS:
+        value = key.default
+        if key.env is not None and key.parse is not None and key.env in os.environ:
+            value = key.parse(os.environ[key.env])
+        setattr(result, key.name, value)
+    return result
+
+
+global_config = _load_global_config()
+config = LocalConfig(global_config)
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:
+    """Sets ``config.<name>`` to ``value`` for the current thread inside a ``with`` block.
+
+    The previous value (or its absence) comes back on exit, exceptions included.
+
+    Args:
+        name: Configuration key.
+        value: Value to use inside the block.
+        config: The configuration object to change; the default is the thread-local one.
+
+    Raises:
+        TypeError: If ``name`` is not a string.
+    """
+    if not isinstance(name, str):
+        raise TypeError(
+            f"using_config name must be a str naming a configuration key, got {type(name).__name__}"
+            " (call it as using_config('train', False))")
+    old = config.__dict__.get(name, _MISSING)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if old is _MISSING:
+            delattr(config, name)
+        else:
+            setattr(config, name, old)
+
+
+def no_backprop_mode() -> contextlib.AbstractContextManager[None]:
+    """Makes functions applied inside the block record no graph (``enable_backprop=False``)."""
+    return using_config("enable_backprop", False)
+
+
+def force_backprop_mode() -> contextlib.AbstractContextManager[None]:
+    """Makes functions applied inside the block record the graph (``enable_backprop=True``)."""
+    return using_config("enable_backprop", True)
+
+
+def is_debug() -> bool:
+    """Returns whether debug mode is on for the current thread."""
+    return bool(config.debug)
+
+
+def set_debug(debug: bool) -> None:
+    """Turns debug mode on or off for the current thread."""
+    config.debug = debug
+
+
+class DebugMode:
+    """Context manager that sets debug mode inside its block and restores it afterwards.
+
+    Args:
+        debug: Debug mode inside the block.
+    """
+
+    def __init__(self, debug: bool) -> None:
+        self._using = using_config("debug", debug)
+
+    def __enter__(self) -> None:
+        self._using.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._using.__exit__(*exc_info)

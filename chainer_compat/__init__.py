@@ -1,1 +1,19 @@
-"""chainer_compat: Chainer 7.8.1 autograd reimplemented for NumPy 2 and CuPy 13/14."""
+"""chainer_compat: Chainer 7.8.1's define-by-run autograd, reimplemented for NumPy 2 and CuPy.
+
+``import chainer_compat as chainer`` gives legacy code the names it uses.
+"""
+
+from chainer_compat import configuration
+from chainer_compat.configuration import (
+    config, global_config, using_config, no_backprop_mode, force_backprop_mode, is_debug,
+    set_debug, DebugMode,
+)
+from chainer_compat import backend
+from chainer_compat.variable import Variable, VariableNode, Parameter, as_variable, as_array
+from chainer_compat.function_hook import FunctionHook, get_function_hooks
+from chainer_compat.function_node import FunctionNode, Fallback, grad
+from chainer_compat import functions
+from chainer_compat import _engine
+from chainer_compat._engine import backward
+
+__version__ = "0.1.0"

@@ -81,6 +81,18 @@ class GlobalConfig:
 
     def __init__(self, name: str = "global") -> None:
         self.__dict__["_name"] = name
+        self.__dict__["_mirrors"] = []
+
+    # See NOTE [config mirror].
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__[name] = value
+        for mirror in self._mirrors:
+            setattr(mirror, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        del self.__dict__[name]
+        for mirror in self._mirrors:
+            delattr(mirror, name)
 
     def __repr__(self) -> str:
         return f"<GlobalConfig {self._name}>"
@@ -126,8 +138,21 @@ def _load_global_config() -> GlobalConfig:
     return result
 
 
+# NOTE [config mirror]
+# ``config.<key>`` is read on every function application. A key the thread did not set would go
+# through LocalConfig.__getattr__ (a Python call); instead the module-level ``config`` is an
+# instance of a LocalConfig subclass whose class attributes mirror its GlobalConfig, kept in step
+# by GlobalConfig.__setattr__/__delattr__. Attribute lookup then finds the thread's own value in
+# the instance dict or the global one on the class, both without running Python code.
+def _mirrored_local_config(global_config: GlobalConfig) -> LocalConfig:
+    mirror = type("LocalConfig", (LocalConfig,), {
+        k: v for k, v in vars(global_config).items() if not k.startswith("_")})
+    global_config._mirrors.append(mirror)
+    return mirror(global_config)
+
+
 global_config = _load_global_config()
-config = LocalConfig(global_config)
+config = _mirrored_local_config(global_config)
 
 _MISSING = object()
 

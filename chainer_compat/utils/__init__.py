@@ -1,0 +1,53 @@
+"""Small array helpers shared by the functions: ``force_array``, ``force_type``, ``sum_to``.
+
+Layer 1: imports only numpy and the backend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend
+
+
+def force_array(x: Any, dtype: Any = None) -> Any:
+    """Returns ``x`` as an array: NumPy ufuncs turn 0-d results into scalars, this undoes it."""
+    if isinstance(x, numpy.generic) or not (isinstance(x, numpy.ndarray)
+                                            or backend.is_cupy_array(x)):
+        return numpy.asarray(x, dtype=dtype)
+    if dtype is not None and x.dtype != dtype:
+        return x.astype(dtype, copy=False)
+    return x
+
+
+def force_type(dtype: Any, value: Any) -> Any:
+    """Returns ``value`` cast to ``dtype`` (a scalar becomes ``dtype``'s scalar type)."""
+    if numpy.isscalar(value):
+        return numpy.dtype(dtype).type(value)
+    if value.dtype != dtype:
+        return value.astype(dtype, copy=False)
+    return value
+
+
+def sum_to(x: Any, shape: tuple[int, ...]) -> Any:
+    """Sums the array ``x`` down to ``shape``: the reverse of broadcasting ``shape`` to x's."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, size in enumerate(shape) if size == 1 and x.shape[lead + i] != 1)
+    y = x.sum(axis=axes, keepdims=True)
+    if lead > 0:
+        y = y.reshape(y.shape[lead:])
+    return force_array(y)
+
+
+def size_of_shape(shape: tuple[int, ...]) -> int:
+    """Returns the number of elements of an array of this shape."""
+    size = 1
+    for dim in shape:
+        size *= int(dim)
+    return size

@@ -1,0 +1,490 @@
+"""THE backprop engine: ``Variable.backward``, ``backward()`` and ``grad()`` share one loop.
+
+Layer 6: imports variable, function_node, function_hook and the basic operators below it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, variable as _variable_module
+from chainer_compat.configuration import config as _config, using_config
+from chainer_compat.function_hook import _state as _hook_state
+from chainer_compat.function_node import FunctionNode, _base_backward_accumulate
+from chainer_compat.functions.math import basic_math
+from chainer_compat.variable import Variable, VariableNode, _check_grad_type
+
+_ndarray = numpy.ndarray
+_heappush = heapq.heappush
+_heappop = heapq.heappop
+
+
+class _LazySum(list):
+    """Gradients of one node kept apart until they are all known (``lazy_grad_sum``)."""
+
+    __slots__ = ()
+
+
+def _total(grad: Any) -> Any:
+    """Collapses a lazily kept list of gradients into one Variable."""
+    if type(grad) is _LazySum:
+        return grad[0] if len(grad) == 1 else basic_math.add(*grad)
+    return grad
+
+
+class _Run:
+    """The state of one backprop: the grad table, the heap of pending functions, options.
+
+    Args:
+        targets: Nodes whose gradient is wanted (``grad()``), or None for every node that
+            requires a gradient (``backward()``).
+        load_leaf_grads: Accumulate into the leaves' existing gradients (``backward()``).
+        retain_grad: Store the gradient of every intermediate Variable.
+        loss_scale: Loss scale recorded on the Variables that receive gradients.
+    """
+
+    __slots__ = ("grads", "pending", "mark", "counter", "targets", "load_leaf_grads",
+                 "retain_grad", "loss_scale", "leaves", "captured", "seed_nodes", "debug")
+
+    def __init__(self, targets: set[VariableNode] | None, load_leaf_grads: bool,
+                 retain_grad: bool, loss_scale: float | None) -> None:
+        self.grads: dict[VariableNode, Any] = {}
+        self.pending: list[tuple[int, int, FunctionNode]] = []
+        self.counter = 0
+        # A fresh token per run marks the functions it queued (the nodes keep only the token).
+        self.mark = object()
+        self.targets = targets
+        self.load_leaf_grads = load_leaf_grads
+        self.retain_grad = retain_grad
+        self.loss_scale = loss_scale
+        self.leaves: list[VariableNode] = []
+        self.captured: dict[VariableNode, Any] | None = None
+        self.seed_nodes: set[VariableNode] = set()
+        self.debug = _config.debug
+
+    # ------------------------------------------------------------------------- the loop
+    def run(self) -> None:
+        """Visits every pending function once, highest rank first, until none is left."""
+        grads = self.grads
+        pending = self.pending
+        targets = self.targets
+        plain = self.captured is None and not self.retain_grad and not self.debug
+        mark = self.mark
+        while pending:
+            func = _heappop(pending)[2]
+            # 1. Gather the output gradients: complete, since every consumer ran before.
+            if plain:
+                output_grads = self.pop_output_grads_plain(func)
+            else:
+                output_grads = self.pop_output_grads(func)
+            # 2. Skip the function if none of its inputs wants a gradient.
+            input_nodes = func.inputs
+            if targets is None:
+                indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+            else:
+                indexes = tuple([i for i, x in enumerate(input_nodes) if x in targets])
+            if not indexes:
+                continue
+            # 3. One backward step, inside the hooks when there are any.
+            hooks = _hook_state.hooks
+            if hooks or func._local_function_hooks:
+                self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
+            else:
+                self.step(func, indexes, output_grads)
+            del output_grads  # NOTE: consumed; the table no longer holds them either
+            # 4. Queue the creators of the inputs that received a gradient.
+            for i in indexes:
+                node = input_nodes[i]
+                creator = node._creator_node
+                if creator is not None and creator._engine_mark is not mark and node in grads:
+                    creator._engine_mark = mark
+                    self.counter += 1
+                    _heappush(pending, (-creator.rank, self.counter, creator))
+
+    # ------------------------------------------------------------------------- helpers
+    def push(self, func: FunctionNode | None) -> None:
+        """Queues a function once; ties in rank go to the one queued first."""
+        if func is not None and func._engine_mark is not self.mark:
+            func._engine_mark = self.mark
+            self.counter += 1
+            _heappush(self.pending, (-func.rank, self.counter, func))
+
+    def seed(self, node: VariableNode, grad: Variable) -> None:
+        """Starts backprop at ``node`` with gradient ``grad``."""
+        self.seed_nodes.add(node)
+        self.accumulate(node, grad, False)
+        self.push(node._creator_node)
+
+    def pop_output_grads_plain(self, func: FunctionNode) -> tuple[Any, ...]:
+        """pop_output_grads without retain_grad, capture or debug: the common case."""
+        grads = self.grads
+        seeds = self.seed_nodes
+        result = []
+        for ref in func.outputs:
+            node = ref()
+            grad = None if node is None else grads.pop(node, None)
+            if type(grad) is _LazySum:
+                grad = _total(grad)
+            result.append(grad)
+            if node is not None:
+                variable = node._variable()
+                if variable is not None and variable._grad_var is not None and node not in seeds:
+                    variable._grad_var = None
+        return tuple(result)
+
+    def pop_output_grads(self, func: FunctionNode) -> tuple[Any, ...]:
+        """Takes the gradients of ``func``'s outputs out of the table (they are complete)."""
+        grads = self.grads
+        result = []
+        for ref in func.outputs:
+            node = ref()
+            if node is None:
+                result.append(None)
+                continue
+            grad = grads.pop(node, None)
+            if type(grad) is _LazySum:
+                grad = _total(grad)
+            result.append(grad)
+            if self.captured is not None and node in self.targets_or_empty():
+                self.captured[node] = grad
+            variable = node._variable()
+            if variable is not None and node not in self.seed_nodes:
+                if self.retain_grad:
+                    variable._grad_var = grad
+                    variable._loss_scale = self.loss_scale
+                elif variable._grad_var is not None:
+                    variable._grad_var = None
+        return tuple(result)
+
+    def targets_or_empty(self) -> Any:
+        return self.captured
+
+    def accumulate(self, node: VariableNode, grad: Variable, lazy: bool) -> None:
+        """Adds ``grad`` to the gradient collected so far for ``node``."""
+        grads = self.grads
+        before = grads.get(node)
+        if before is None:
+            if node not in grads and self.load_leaf_grads and node._creator_node is None:
+                self.leaves.append(node)
+                variable = node._variable()
+                before = None if variable is None else variable._grad_var
+            if before is None:
+                grads[node] = _LazySum((grad,)) if lazy else grad
+                return
+        if lazy:
+            if type(before) is not _LazySum:
+                before = _LazySum((before,))
+            before.append(grad)
+            grads[node] = before
+        else:
+            grads[node] = _total(before) + grad
+
+    def step(self, func: FunctionNode, indexes: tuple[int, ...],
+             output_grads: tuple[Any, ...]) -> None:
+        """Runs one function's backward and hands the input gradients to the table."""
+        if type(func).backward_accumulate is not _base_backward_accumulate:
+            self.step_accumulate(func, indexes, output_grads)
+            return
+        input_grads = func.backward(indexes, output_grads)
+        if len(input_grads) != len(indexes):
+            input_grads = self.select_targets(func, indexes, input_grads)
+        input_nodes = func.inputs
+        lazy = func.lazy_grad_sum
+        debug = self.debug
+        grads = self.grads
+        for i, gx in zip(indexes, input_grads):
+            if gx is None:
+                continue
+            node = input_nodes[i]
+            # Fast check of the common case; check_grad explains any mismatch.
+            array = getattr(gx, "_array", None)
+            if (type(array) is not node._array_type or array.dtype is not node.dtype
+                    or array.shape != node.shape or debug or not isinstance(gx, Variable)):
+                self.check_grad(func, i, node, gx)
+            if lazy or node in grads or node._creator_node is None:
+                self.accumulate(node, gx, lazy)
+            else:
+                grads[node] = gx
+
+    def step_accumulate(self, func: FunctionNode, indexes: tuple[int, ...],
+                        output_grads: tuple[Any, ...]) -> None:
+        """One step for a function that fuses accumulation into ``backward_accumulate``."""
+        input_nodes = func.inputs
+        grads = self.grads
+        taken: set[VariableNode] = set()
+        before = []
+        for i in indexes:
+            node = input_nodes[i]
+            if node in taken:
+                before.append(None)
+                continue
+            taken.add(node)
+            if node not in grads and self.load_leaf_grads and node._creator_node is None:
+                self.leaves.append(node)
+                variable = node._variable()
+                before.append(None if variable is None else variable._grad_var)
+            else:
+                before.append(_total(grads.pop(node, None)))
+        input_grads = func.backward_accumulate(indexes, output_grads, tuple(before))
+        if len(input_grads) != len(indexes):
+            raise ValueError(func._get_error_message(
+                "number of gradients returned from backward_accumulate is incorrect: "
+                f"{len(input_grads)} != expected {len(indexes)} (one per target input index)"))
+        for i, gx in zip(indexes, input_grads):
+            if gx is None:
+                continue
+            node = input_nodes[i]
+            self.check_grad(func, i, node, gx)
+            existing = grads.get(node)
+            grads[node] = gx if existing is None else _total(existing) + gx
+
+    def step_with_hooks(self, func: FunctionNode, indexes: tuple[int, ...],
+                        output_grads: tuple[Any, ...], hooks: list[Any]) -> None:
+        """One step wrapped in the backward pre- and post-hooks."""
+        in_data = tuple([x._data for x in func.inputs])
+        out_grad = tuple([None if g is None else g._array for g in output_grads])
+        for hook in hooks:
+            hook.backward_preprocess(func, in_data, out_grad)
+        self.step(func, indexes, output_grads)
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, out_grad)
+
+    def select_targets(self, func: FunctionNode, indexes: tuple[int, ...],
+                       input_grads: Any) -> tuple[Any, ...]:
+        """Keeps the target gradients of a backward that returned one per input."""
+        if type(input_grads) not in (tuple, list):
+            raise TypeError(func._get_error_message(
+                "backward must return a tuple of gradients (one per input, or one per target "
+                f"index), got {type(input_grads).__name__}"))
+        count = len(input_grads)
+        total = len(func.inputs)
+        if count == total:
+            return tuple([input_grads[i] for i in indexes])
+        expected = f"{total}" if total == len(indexes) else f"{total} or {len(indexes)}"
+        raise ValueError(func._get_error_message(
+            f"number of gradients returned from backward is incorrect: {count} != expected "
+            f"{expected}"))
+
+    def check_grad(self, func: FunctionNode, index: int, node: VariableNode, gx: Any) -> None:
+        """Rejects a gradient that is not a Variable matching the input's array."""
+        if not isinstance(gx, Variable):
+            raise TypeError(func._get_error_message(
+                f"type of gradients returned from backward is incorrect: input {index} got "
+                f"{type(gx).__name__} != expected Variable (wrap arrays with "
+                "chainer_compat.Variable, or use an old-style Function)"))
+        array = gx._array
+        if (type(array) is not node._array_type or array.shape != node.shape
+                or array.dtype != node.dtype):
+            _check_grad_type(func, node, True, array)
+        if self.debug and array.dtype.kind in "fc":
+            if bool(backend.get_array_module(array).isnan(array).any()):
+                raise RuntimeError(
+                    f"NaN is detected on backward computation of {func.label}"
+                    + func._creation_site())
+
+    def finish_leaves(self) -> None:
+        """Stores the collected gradients in the leaf Variables (``backward()``)."""
+        grads = self.grads
+        loss_scale = self.loss_scale
+        for node in self.leaves:
+            grad = _total(grads.pop(node, None))
+            variable = node._variable()
+            if variable is not None:
+                variable._grad_var = grad
+                variable._loss_scale = loss_scale
+
+
+# --------------------------------------------------------------------------------- front doors
+def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
+    grad_var = var._grad_var
+    if grad_var is not None:
+        return grad_var
+    array = var._array
+    if array.size != 1:
+        raise ValueError(
+            f"Variable.backward() must start from a scalar or from a Variable whose grad is set,"
+            f" got a variable of shape {array.shape} with grad None: set y.grad = "
+            "xp.ones_like(y.array) (or the gradient you want), or reduce y to a scalar first "
+            "(e.g. F.sum(y))")
+    if array.ndim != 0:
+        warnings.warn(
+            "Treating a variable with only one element as a scalar in Variable.backward is "
+            "deprecated. A scalar variable must be a 0-dimensional array. Apply "
+            "chainer.functions.squeeze to obtain a scalar variable.", DeprecationWarning,
+            stacklevel=3)
+    xp = backend.get_array_module(array)
+    ones = xp.ones_like(array)
+    if loss_scale is not None:
+        ones *= loss_scale
+    var._grad_var = grad_var = Variable(ones)
+    return grad_var
+
+
+def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backprop: bool,
+                           loss_scale: float | None) -> None:
+    """``Variable.backward``: backprop from one Variable into every leaf that wants a grad."""
+    if var._node._creator_node is None:
+        return
+    grad = _initial_grad(var, loss_scale)
+    _backprop_to_all([(var._node, grad)], retain_grad, enable_double_backprop, loss_scale)
+
+
+def _backprop_to_all(seeds: list[tuple[VariableNode, Variable]], retain_grad: bool,
+                     enable_double_backprop: bool, loss_scale: float | None) -> None:
+    run = _Run(None, True, retain_grad, loss_scale)
+    for node, grad in seeds:
+        run.seed(node, grad)
+    if enable_double_backprop == _config.enable_backprop:
+        run.run()
+    else:
+        with using_config("enable_backprop", enable_double_backprop):
+            run.run()
+    run.finish_leaves()
+
+
+def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
+    """Runs backprop from several Variables at once.
+
+    Args:
+        outputs: Sequence of Variables to start from.
+        grad_outputs: Their initial gradients; None uses each output's ``grad_var``.
+        enable_double_backprop: Record the backward computation (keyword only).
+
+    Raises:
+        TypeError: On a non-sequence argument or an unknown keyword.
+        ValueError: If ``outputs`` and ``grad_outputs`` differ in length.
+    """
+    enable_double_backprop = kwargs.pop("enable_double_backprop", False)
+    if kwargs:
+        raise TypeError("backward() got unexpected keyword argument(s) "
+                        + ", ".join(repr(k) for k in kwargs))
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(f"outputs must be a tuple or a list, not {type(outputs)}.")
+    for y in outputs:
+        if not isinstance(y, Variable):
+            raise TypeError(f"each output must be a Variable, got {type(y).__name__}")
+    if grad_outputs is None:
+        grad_outputs = []
+        for y in outputs:
+            if y._grad_var is None:
+                warnings.warn(
+                    "outputs contains a Variable without grad, or duplicate outputs. Note that "
+                    "chainer.backward does not set default grad.", RuntimeWarning, stacklevel=2)
+            grad_outputs.append(y._grad_var)
+    else:
+        if not isinstance(grad_outputs, (tuple, list)):
+            raise TypeError(
+                f"grad_outputs must be a tuple or a list or None, not {type(grad_outputs)}.")
+        if len(outputs) != len(grad_outputs):
+            raise ValueError(
+                "grad_outputs must be of the same length as outputs.\n"
+                f"len(outputs) = {len(outputs)}, len(grad_outputs) = {len(grad_outputs)}")
+        grad_outputs = [gy if gy is None or isinstance(gy, Variable) else Variable(gy)
+                        for gy in grad_outputs]
+    seeds = []
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None:
+            continue
+        _check_grad_type(None, y, False, gy._array)
+        seeds.append((y._node, gy))
+    _backprop_to_all(seeds, False, enable_double_backprop, None)
+
+
+def _subgraph(outputs: Iterable[Variable], inputs: Iterable[Variable]) -> set[VariableNode]:
+    """Nodes on some path from an input to an output: the only ones ``grad()`` visits."""
+    consumers: dict[VariableNode, list[FunctionNode]] = {}
+    pending = [y._node._creator_node for y in outputs if y._node._creator_node is not None]
+    visited: set[FunctionNode] = set()
+    while pending:
+        func = pending.pop()
+        if func in visited:
+            continue
+        visited.add(func)
+        for x in func.inputs:
+            if not x._requires_grad:
+                continue
+            consumers.setdefault(x, []).append(func)
+            creator = x._creator_node
+            if creator is not None and creator not in visited:
+                pending.append(creator)
+    required: set[VariableNode] = set()
+    stack = [x._node for x in inputs]
+    reached: set[FunctionNode] = set()
+    while stack:
+        node = stack.pop()
+        required.add(node)
+        for func in consumers.get(node, ()):
+            if func in reached:
+                continue
+            reached.add(func)
+            for ref in func.outputs:
+                y = ref()
+                if y is not None and y in consumers:
+                    stack.append(y)
+    return required
+
+
+def _check_sequence(value: Any, name: str, length: int | None, other: str) -> None:
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{name} must be a tuple or a list or None, not {type(value)}.")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{name} must be of the same length as {other}.\n"
+                         f"len({other}) = {length}, len({name}) = {len(value)}")
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any = None,
+         set_grad: bool = False, retain_grad: bool = False,
+         enable_double_backprop: bool = False, loss_scale: float | None = None) -> list[Any]:
+    """See :func:`chainer_compat.grad`."""
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError(f"outputs must be a tuple or a list, not {type(outputs)}.")
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError(f"inputs must be a tuple or a list, not {type(inputs)}.")
+    if grad_outputs is not None:
+        _check_sequence(grad_outputs, "grad_outputs", len(outputs), "outputs")
+    if grad_inputs is not None:
+        _check_sequence(grad_inputs, "grad_inputs", len(inputs), "inputs")
+
+    required = _subgraph(outputs, inputs)
+    input_nodes = {x._node for x in inputs}
+    run = _Run(required, False, retain_grad, loss_scale)
+    run.captured = {}
+    # Output grads of the input nodes are captured as their creators are visited.
+    run.targets_or_empty = lambda: input_nodes  # type: ignore[method-assign]
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    for y, gy in zip(outputs, grad_outputs):
+        if gy is None:
+            ones = backend.get_array_module(y._array).ones_like(y._array)
+            if loss_scale is not None:
+                ones *= loss_scale
+            gy = Variable(ones, requires_grad=False)
+        elif not isinstance(gy, Variable):
+            gy = Variable(gy, requires_grad=False)
+        run.seed(y._node, gy)
+    if grad_inputs is not None:
+        for x, gx in zip(inputs, grad_inputs):
+            if gx is not None:
+                run.accumulate(x._node, gx, False)
+    with using_config("enable_backprop", enable_double_backprop):
+        run.run()
+    captured = run.captured
+    result = []
+    for x in inputs:
+        node = x._node
+        if node in captured:
+            result.append(captured[node])
+        else:
+            result.append(_total(run.grads.get(node)))
+    if set_grad:
+        for x, gx in zip(inputs, result):
+            x._grad_var = gx
+    return result
+
+
+_variable_module._engine = __import__(__name__, fromlist=["_"])

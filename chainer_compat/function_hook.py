@@ -1,0 +1,101 @@
+"""``FunctionHook`` and the thread-local registry of global hooks.
+
+Layer 2: imports nothing from chainer_compat. A hook is told about every forward and backward
+of the functions it is registered for; it never keeps graph nodes alive.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+
+class _HookState(threading.local):
+    def __init__(self) -> None:
+        self.hooks: dict[str, FunctionHook] = {}
+
+
+_state = _HookState()
+
+
+def get_function_hooks() -> dict[str, FunctionHook]:
+    """Returns the current thread's global hooks, by name, in registration order."""
+    return _state.hooks
+
+
+class HookHandle:
+    """Undoes one hook registration; :meth:`remove` is harmless to call twice.
+
+    Args:
+        registry: The name-keyed mapping the hook was put in.
+        name: The name it was registered under.
+        hook: The registered hook.
+        owner: The function the hook was added to, or None for a global registration.
+    """
+
+    __slots__ = ("_registry", "_name", "_hook", "_owner")
+
+    def __init__(self, registry: dict[str, Any], name: str, hook: FunctionHook,
+                 owner: Any) -> None:
+        self._registry = registry
+        self._name = name
+        self._hook = hook
+        self._owner = owner
+
+    def remove(self) -> None:
+        """Unregisters the hook if it is still registered under its name."""
+        registry = self._registry
+        if registry is not None and registry.get(self._name) is self._hook:
+            del registry[self._name]
+            self._hook.deleted(self._owner)
+        self._registry = None
+
+
+class FunctionHook:
+    """Base class of hooks called around every forward and backward of functions.
+
+    Register it for the current thread with ``with hook:``, or for one function with
+    ``function.add_hook(hook)``. Override the callbacks you need; each gets the function
+    (a FunctionNode) and the input arrays, and the backward callbacks the output gradients.
+
+    Attributes:
+        name: Name the hook is registered under unless another is given.
+    """
+
+    name = "FunctionHook"
+
+    def __enter__(self) -> FunctionHook:
+        hooks = _state.hooks
+        if self.name in hooks:
+            raise KeyError(
+                f"hook {self.name} already exists: a hook name must be registered at most once "
+                "per thread; give the second hook another name")
+        hooks[self.name] = self
+        self.added(None)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        hooks = _state.hooks
+        if hooks.get(self.name) is self:
+            del hooks[self.name]
+            self.deleted(None)
+
+    def added(self, function: Any) -> None:
+        """Called when the hook is registered (``function`` is None for a global one)."""
+
+    def deleted(self, function: Any) -> None:
+        """Called when the hook is unregistered (``function`` is None for a global one)."""
+
+    def forward_preprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
+        """Called before a function's forward."""
+
+    def forward_postprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
+        """Called after a function's forward."""
+
+    def backward_preprocess(self, function: Any, in_data: tuple[Any, ...],
+                            out_grad: tuple[Any, ...]) -> None:
+        """Called before a function's backward."""
+
+    def backward_postprocess(self, function: Any, in_data: tuple[Any, ...],
+                             out_grad: tuple[Any, ...]) -> None:
+        """Called after a function's backward."""

@@ -1,0 +1,549 @@
+"""``FunctionNode``: a differentiable operation and its node in the computational graph.
+
+Layer 4: imports configuration, backend, function_hook, utils.type_check and variable.
+"""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend
+from chainer_compat.configuration import config as _config
+from chainer_compat.function_hook import FunctionHook, HookHandle, _state as _hook_state
+from chainer_compat.variable import Variable, VariableNode, _new_variable
+
+_ndarray = numpy.ndarray
+_weakref = weakref.ref
+
+
+class _FallbackType:
+    """The value ``forward_chainerx`` returns to ask for the NumPy/CuPy implementation."""
+
+    _instance: _FallbackType | None = None
+
+    def __new__(cls) -> _FallbackType:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "Fallback"
+
+
+Fallback = _FallbackType()
+
+
+def _wrap_input(x: Any, func: FunctionNode) -> Variable:
+    """Wraps a raw array given to apply() into a Variable that requires no gradient."""
+    if type(x) is _ndarray or isinstance(x, _ndarray) or backend.is_cupy_array(x):
+        return _new_variable(x, False)
+    raise TypeError(
+        f"inputs of {func.label} must be Variables or NumPy/CuPy arrays, got "
+        f"{type(x).__name__}: wrap Python numbers and lists with numpy.asarray()")
+
+
+def _contains_nan(array: Any) -> bool:
+    if array.dtype.kind not in "fc":
+        return False
+    xp = backend.get_array_module(array)
+    return bool(xp.isnan(array).any())
+
+
+class FunctionNode:
+    """A differentiable function and its node in the computational graph.
+
+    Subclasses implement :meth:`forward` (or :meth:`forward_cpu` and :meth:`forward_gpu`) on
+    arrays and :meth:`backward` on Variables, and are applied with :meth:`apply`. Applying one
+    records it as the creator of its outputs when backprop is enabled; its backward then runs
+    exactly once per backprop, after the gradients of all its outputs are known.
+
+    Attributes:
+        inputs: Tuple of the input VariableNodes, once applied.
+        outputs: Tuple of weak references to the output VariableNodes, once applied.
+        rank: Topological rank: the largest rank of the inputs.
+        stack: The stack where the node was applied, captured in debug mode.
+        lazy_grad_sum: Whether gradients of an input used several times are summed lazily.
+    """
+
+    # compat: class-level defaults, because subclasses often skip FunctionNode.__init__.
+    inputs: tuple[VariableNode, ...] | None = None
+    outputs: tuple[Any, ...] | None = None
+    rank = 0
+    stack: Any = None
+    lazy_grad_sum = False
+    chainerx_device = None
+    _output_count: int | None = None
+    _input_indexes_to_retain: Any = None
+    _output_indexes_to_retain: Any = None
+    _retained_output_data: tuple[Any, ...] | None = None
+    _local_function_hooks: dict[str, FunctionHook] | None = None
+    _is_chainerx_fallback_mode = False
+    # The engine run that queued this node last: marks it visited without a set of all nodes.
+    _engine_mark: Any = None
+
+    # ----------------------------------------------------------------------------- metadata
+    @property
+    def local_function_hooks(self) -> dict[str, FunctionHook]:
+        """Hooks registered to this function only, by name, in registration order."""
+        hooks = self._local_function_hooks
+        if hooks is None:
+            hooks = self._local_function_hooks = {}
+        return hooks
+
+    @property
+    def _n_local_function_hooks(self) -> int:
+        hooks = self._local_function_hooks
+        return 0 if hooks is None else len(hooks)
+
+    @property
+    def label(self) -> str:
+        """Short text naming the function; the class name unless overridden."""
+        return type(self).__name__
+
+    @property
+    def _impl_name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def output_data(self) -> tuple[Any, ...]:
+        """Output arrays retained by :meth:`retain_outputs` (None where not retained)."""
+        if self._retained_output_data is None:
+            raise RuntimeError(
+                "retained output data is gone: call retain_outputs() in forward to keep it")
+        out_data: list[Any] = [None] * (self._output_count or 0)
+        for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            out_data[index] = data
+        return tuple(out_data)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = type(self).__name__
+        if type(self).__module__.startswith("chainer_compat."):
+            raise RuntimeError(
+                f"Chainer's built-in function class object ({name}) which is derived from "
+                "chainer.FunctionNode has been called as if it were a callable. Use "
+                "FunctionNode.apply() method instead.\nFurthermore, it's not recommended that "
+                "you use built-in function classes directly; use corresponding function aliases "
+                "(those with snake_case name, such as F.convolution_nd) instead.")
+        raise RuntimeError(
+            f"A function class object ({name}) which is derived from chainer.FunctionNode has "
+            "been called as if it were a callable. Use apply() method instead.")
+
+    # ----------------------------------------------------------------------------- apply
+    def apply(self, inputs: Any) -> tuple[Variable, ...]:
+        """Runs forward on the inputs and records this node in the graph.
+
+        Args:
+            inputs: Variables or arrays (arrays are wrapped into Variables that need no
+                gradient). All arrays must live on one backend.
+
+        Returns:
+            A tuple of output Variables.
+
+        Raises:
+            TypeError: On inputs that are not arrays, mixed backends, or a forward that does not
+                return a tuple of arrays of the inputs' backend.
+            chainer_compat.utils.type_check.InvalidType: When ``check_type_forward`` fails.
+        """
+        # 1. Normalize the inputs: Variables, their arrays, whether any wants a gradient.
+        variables = []
+        arrays = []
+        requires_grad = False
+        on_numpy = True
+        for x in inputs:
+            if not isinstance(x, Variable):
+                x = _wrap_input(x, self)
+            elif x._node._requires_grad:
+                requires_grad = True
+            array = x._array
+            if type(array) is not _ndarray:
+                on_numpy = False
+            variables.append(x)
+            arrays.append(array)
+        in_data = tuple(arrays)
+        if not on_numpy:
+            on_numpy = self._check_input_arrays(in_data)
+        debug = _config.debug
+        if debug:
+            self.stack = traceback.extract_stack()
+
+        # 2. Type-check, only for functions that define a check.
+        if type(self).check_type_forward is not _base_check_type_forward and _config.type_check:
+            self._check_data_type_forward(in_data)
+
+        # 3. Pre-hooks, global then local.
+        hooks = _hook_state.hooks
+        if hooks or self._local_function_hooks:
+            hooks = self._merged_hooks(hooks)
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+
+        # 4. Forward on the inputs' device.
+        if self._input_indexes_to_retain is not None:
+            self._input_indexes_to_retain = None
+        if self._output_indexes_to_retain is not None:
+            self._output_indexes_to_retain = None
+        if on_numpy:
+            outputs = self.forward(in_data)
+        else:
+            with backend.get_device_from_array(*in_data):
+                outputs = self.forward(in_data)
+
+        # 5. Validate the outputs.
+        if type(outputs) is not tuple:
+            raise TypeError(
+                f"forward output must be a tuple ({self.label})\nActual: {type(outputs)}\n"
+                "Return (y,) rather than y or [y].")
+        for y in outputs:
+            if type(y) is not _ndarray or not on_numpy:
+                self._check_output_array(y, on_numpy, in_data)
+
+        # 6. Post-hooks.
+        if hooks:
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+        if debug:
+            self._check_nan_in_outputs(outputs)
+
+        # 7. Wrap the outputs.
+        self._output_count = len(outputs)
+        ret = tuple([_new_variable(y, requires_grad) for y in outputs])
+
+        # 8. Connect the graph and retain what backward asked for.
+        if _config.enable_backprop:
+            rank = 0
+            input_nodes = []
+            for x in variables:
+                node = x._node
+                if node.rank > rank:
+                    rank = node.rank
+                input_nodes.append(node)
+            self.rank = rank
+            self.inputs = tuple(input_nodes)
+            output_refs = []
+            rank += 1
+            for y in ret:
+                node = y._node
+                node._creator_node = self
+                node.rank = rank
+                output_refs.append(_weakref(node))
+            self.outputs = tuple(output_refs)
+            if self._input_indexes_to_retain is not None:
+                self._retain_inputs_now(input_nodes, in_data)
+            if self._output_indexes_to_retain is not None:
+                self._retain_outputs_now(ret, outputs)
+            if _config.lazy_grad_sum:
+                self.lazy_grad_sum = True
+        return ret
+
+    # The helpers below run only off the fast path.
+    def _check_input_arrays(self, in_data: tuple[Any, ...]) -> bool:
+        """Validates inputs that are not all plain ndarrays; returns whether they are NumPy."""
+        gpu = []
+        for index, array in enumerate(in_data):
+            if isinstance(array, _ndarray):
+                gpu.append(False)
+            elif backend.is_cupy_array(array):
+                gpu.append(True)
+            elif array is None:
+                raise TypeError(
+                    f"input {index} of {self.label} is an uninitialized Variable (its array is "
+                    "None): initialize it (for a Parameter, call initialize(shape)) before use")
+            else:
+                raise TypeError(
+                    f"input {index} of {self.label} must hold a NumPy or CuPy array, got "
+                    f"{type(array).__name__}")
+        if len(set(gpu)) > 1:
+            raise TypeError(
+                f"incompatible array types are mixed in the forward input ({self.label}).\n"
+                "Actual: " + ", ".join(str(type(a)) for a in in_data) + "\n"
+                "Move every input to one device first (to_cpu() or to_gpu()).")
+        return not any(gpu)
+
+    def _check_output_array(self, y: Any, on_numpy: bool, in_data: tuple[Any, ...]) -> None:
+        if on_numpy and isinstance(y, _ndarray):
+            return
+        is_gpu = backend.is_cupy_array(y)
+        if not (is_gpu or isinstance(y, _ndarray)):
+            hint = (" (a NumPy scalar: wrap it with chainer_compat.utils.force_array)"
+                    if isinstance(y, numpy.generic) else "")
+            raise TypeError(
+                f"forward output of {self.label} must be a tuple of arrays, got an element of "
+                f"type {type(y).__name__}{hint}")
+        if in_data and is_gpu == on_numpy:
+            raise TypeError(
+                f"forward output of {self.label} must be on the inputs' backend "
+                f"({'NumPy' if on_numpy else 'CuPy'}), got {type(y)}")
+
+    def _check_nan_in_outputs(self, outputs: tuple[Any, ...]) -> None:
+        for y in outputs:
+            if y is not None and _contains_nan(y):
+                raise RuntimeError(
+                    f"NaN is detected on forward computation of {self.label}"
+                    + self._creation_site())
+
+    def _creation_site(self) -> str:
+        if not self.stack:
+            return ""
+        return "\nThe function was applied at:\n" + "".join(traceback.format_list(self.stack))
+
+    def _merged_hooks(self, global_hooks: dict[str, FunctionHook]) -> list[FunctionHook]:
+        local = self._local_function_hooks
+        if not local:
+            return list(global_hooks.values())
+        merged = dict(global_hooks)
+        merged.update(local)
+        return list(merged.values())
+
+    def _retain_inputs_now(self, input_nodes: list[VariableNode],
+                           in_data: tuple[Any, ...]) -> None:
+        indexes = tuple(self._input_indexes_to_retain)
+        count = len(input_nodes)
+        for index in indexes:
+            if not -count <= index < count:
+                raise IndexError(
+                    f"retain_inputs index of {self.label} must be in range({count}), got {index}")
+            node = input_nodes[index]
+            node.data = in_data[index]
+        self._input_indexes_to_retain = indexes
+        _saved_arrays.on_retain(self, [input_nodes[i] for i in indexes])
+
+    def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...]) -> None:
+        indexes = tuple(self._output_indexes_to_retain)
+        count = len(ret)
+        for index in indexes:
+            if not -count <= index < count:
+                raise IndexError(
+                    f"retain_outputs index of {self.label} must be in range({count}), got {index}")
+            ret[index]._node._data = outputs[index]
+        self._output_indexes_to_retain = indexes
+        self._retained_output_data = tuple([outputs[i] for i in indexes])
+        _saved_arrays.on_retain(self, [ret[i]._node for i in indexes])
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        from chainer_compat.utils import type_check  # layer 2, imported on first use
+
+        try:
+            with type_check.light_mode:
+                self.check_type_forward(type_check.get_light_types(in_data))
+            return
+        except type_check.InvalidType:
+            pass  # run the full check again to build the message
+        in_types = type_check.get_types(in_data, "in_types", False)
+        with type_check.get_function_check_context(self):
+            self.check_type_forward(in_types)
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Checks the input types with ``utils.type_check``; the default checks nothing."""
+
+    # ----------------------------------------------------------------------------- forward
+    def forward_chainerx(self, inputs: tuple[Any, ...]) -> Any:
+        """Returns ``Fallback``: ChainerX is not supported."""
+        return Fallback
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the output arrays; dispatches to forward_cpu/forward_gpu by array type."""
+        if inputs and backend.is_cupy_array(inputs[0]):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs from NumPy arrays."""
+        raise NotImplementedError(
+            f"{self.label} must implement forward() or forward_cpu() for NumPy inputs")
+
+    def forward_gpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs from CuPy arrays."""
+        raise NotImplementedError(
+            f"{self.label} must implement forward() or forward_gpu() for CuPy inputs")
+
+    def retain_inputs(self, indexes: Any) -> None:
+        """Asks to keep the input arrays at these indexes for backward (call it in forward)."""
+        self._input_indexes_to_retain = indexes
+
+    def retain_outputs(self, indexes: Any) -> None:
+        """Asks to keep the output arrays at these indexes for backward (call it in forward)."""
+        self._output_indexes_to_retain = indexes
+
+    # ----------------------------------------------------------------------------- backward
+    def backward(self, target_input_indexes: tuple[int, ...],
+                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
+        """Computes the input gradients (Variables) from the output gradients.
+
+        Args:
+            target_input_indexes: Sorted indexes of the inputs that need a gradient.
+            grad_outputs: A gradient Variable per output, None where none flows back.
+
+        Returns:
+            One gradient per target index, or one per input (the others are dropped). The
+            default returns Nones: the function is not differentiable.
+        """
+        return (None,) * len(target_input_indexes)
+
+    def backward_accumulate(self, target_input_indexes: tuple[int, ...],
+                            grad_outputs: tuple[Variable | None, ...],
+                            grad_inputs: tuple[Variable | None, ...]) -> tuple[Any, ...]:
+        """Computes the input gradients and adds them to ``grad_inputs``.
+
+        Override it to fuse the accumulation into the backward computation. The default calls
+        :meth:`backward` and adds.
+
+        Returns:
+            One accumulated gradient per target index.
+        """
+        grads = self.backward(target_input_indexes, grad_outputs)
+        if len(grads) != len(target_input_indexes):
+            grads = tuple([grads[i] for i in target_input_indexes])
+        return tuple([
+            gx if before is None else before if gx is None else gx + before
+            for gx, before in zip(grads, grad_inputs)])
+
+    def get_retained_inputs(self) -> tuple[Variable | None, ...]:
+        """Returns Variables for the inputs retained in forward (``()`` when none was)."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        inputs = self.inputs
+        retained = []
+        for index in self._input_indexes_to_retain:
+            node = inputs[index]
+            if node._data is None:
+                retained.append(None)
+            else:
+                _saved_arrays.on_read(self, node)
+                retained.append(node.get_variable())
+        return tuple(retained)
+
+    def get_retained_outputs(self) -> tuple[Variable | None, ...]:
+        """Returns Variables for the outputs retained in forward (``()`` when none was).
+
+        An output whose Variable and node were collected is resurrected as a fresh Variable
+        whose creator is this node.
+        """
+        if self._output_indexes_to_retain is None or self.outputs is None:
+            return ()
+        if self._retained_output_data is None:
+            raise ValueError(self._get_error_message(
+                "retain_outputs is not called in forward."))
+        outputs = self.outputs
+        new_outputs = list(outputs)
+        changed = False
+        retained = []
+        for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            node = outputs[index]()
+            if node is None:
+                variable = _new_variable(data, True)
+                node = variable._node
+                node.set_creator_node(self)
+                node._data = data
+                new_outputs[index] = _weakref(node)
+                changed = True
+            else:
+                _saved_arrays.on_read(self, node)
+                variable = node.get_variable()
+            retained.append(None if variable._array is None else variable)
+        if changed:
+            self.outputs = tuple(new_outputs)
+        return tuple(retained)
+
+    def unchain(self) -> None:
+        """Removes this node from the graph: its outputs become roots."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+        self.outputs = None
+
+    # ----------------------------------------------------------------------------- hooks
+    def add_hook(self, hook: FunctionHook, name: str | None = None) -> HookHandle:
+        """Registers a hook for this function only.
+
+        Returns:
+            A handle whose ``remove()`` unregisters the hook (safe to call twice).
+
+        Raises:
+            TypeError: If ``hook`` is not a FunctionHook.
+            KeyError: If a hook with that name is already registered to this function.
+        """
+        if not isinstance(hook, FunctionHook):
+            raise TypeError("Hook must be of type FunctionHook")
+        if name is None:
+            name = hook.name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f"Hook {name} already exists")
+        hooks[name] = hook
+        hook.added(self)
+        return HookHandle(hooks, name, hook, self)
+
+    def delete_hook(self, name: str) -> None:
+        """Unregisters the local hook of that name.
+
+        Raises:
+            KeyError: If no hook of that name is registered to this function.
+        """
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError(f"Hook {name} does not exist")
+        hook = hooks.pop(name)
+        hook.deleted(self)
+
+    def _get_error_message(self, message: str) -> str:
+        lines = [message, f"  function={self._impl_name} ({self.label})"]
+        for i, node in enumerate(self.inputs or ()):
+            lines.append(f"    input {i}: shape={node.shape} dtype={node.dtype}")
+        for i, ref in enumerate(self.outputs or ()):
+            node = ref()
+            if node is None:
+                lines.append(f"    output {i}: not available")
+            else:
+                lines.append(f"    output {i}: shape={node.shape} dtype={node.dtype}")
+        return "\n".join(lines)
+
+
+_base_check_type_forward = FunctionNode.check_type_forward
+_base_backward_accumulate = FunctionNode.backward_accumulate
+
+
+class _NoSavedArrayChecks:
+    """Stand-in until the saved-array checker binds itself (see chainer_compat.autograd)."""
+
+    @staticmethod
+    def on_retain(func: Any, nodes: Any) -> None:
+        pass
+
+    @staticmethod
+    def on_read(func: Any, node: Any) -> None:
+        pass
+
+
+_saved_arrays: Any = _NoSavedArrayChecks
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any = None,
+         set_grad: bool = False, retain_grad: bool = False,
+         enable_double_backprop: bool = False, loss_scale: float | None = None) -> list[Any]:
+    """Computes the gradients of ``outputs`` with respect to ``inputs``; see ``chainer.grad``.
+
+    Only the part of the graph between the inputs and the outputs is visited.
+
+    Args:
+        outputs: Tuple or list of output Variables.
+        inputs: Tuple or list of Variables to differentiate with respect to.
+        grad_outputs: Initial output gradients (None: ones).
+        grad_inputs: Gradients to add the results to (not in place).
+        set_grad: Also store each result in the input's ``grad_var``.
+        retain_grad: Store the gradients of every intermediate Variable.
+        enable_double_backprop: Record the backward computation.
+        loss_scale: Multiply the starting gradients by this factor.
+
+    Returns:
+        A list with a gradient Variable (or None) per input.
+    """
+    from chainer_compat import _engine  # layer 6: the engine sits above the functions
+
+    return _engine.grad(outputs, inputs, grad_outputs, grad_inputs, set_grad, retain_grad,
+                        enable_double_backprop, loss_scale)

@@ -1,0 +1,467 @@
+"""The arithmetic behind Variable's operators: ``+ - * / ** @``, negation and ``abs``.
+
+Layer 5. Binds itself into ``chainer_compat.variable`` (NOTE [late binding]). Dtype rule, as in
+Chainer: a constant (scalar or array) takes the Variable's dtype, whatever NumPy 2's promotion
+rules would say; two Variables must share one dtype and broadcast against each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils, variable as _variable_module
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.get_item import get_item
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.transpose import transpose
+from chainer_compat.functions.math.matmul import matmul as _matmul
+from chainer_compat.functions.math.sum import sum_to
+from chainer_compat.utils import type_check
+from chainer_compat.variable import Variable
+
+_ndarray = numpy.ndarray
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, complex, numpy.generic))
+
+
+def _preprocess_const(x: Variable, value: Any) -> Any:
+    """Casts a scalar constant to ``x``'s dtype (compat: Chainer's rule, not NumPy 2's)."""
+    return x._array.dtype.type(value)
+
+
+def _preprocess_rhs(x: Variable, value: Any) -> Any:
+    """Returns a Variable operand as is, and an array constant cast to ``x``'s dtype."""
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, _ndarray) or backend.is_cupy_array(value):
+        return value.astype(x._array.dtype, copy=False)
+    raise TypeError(
+        "Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a `Variable`.\n"
+        f"Actual: {type(value)}")
+
+
+def _as_array_result(x: Any, like: Any) -> Any:
+    return numpy.asarray(x) if isinstance(x, numpy.generic) else x
+
+
+class _Binary(FunctionNode):
+    """Shared checks of the two-Variable operators: same dtype, broadcastable shapes."""
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        a, b = in_data
+        if a.dtype == b.dtype and a.shape == b.shape:
+            return  # the common case, checked without building expressions
+        super()._check_data_type_forward(in_data)
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("lhs", "rhs"))
+        type_check.expect(in_types[0].dtype == in_types[1].dtype)
+        type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
+
+
+class _Unary(FunctionNode):
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+
+    # Nothing to check beyond what apply already checked.
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        if len(in_data) != 1:
+            super()._check_data_type_forward(in_data)
+
+
+# ------------------------------------------------------------------------------------ unary
+class Neg(_Unary):
+    """``-x``."""
+
+    @property
+    def label(self) -> str:
+        return "__neg__"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return _as_array_result(-inputs[0], inputs[0]),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return -grad_outputs[0],
+
+
+class Absolute(_Unary):
+    """``abs(x)``."""
+
+    @property
+    def label(self) -> str:
+        return "|_|"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        FunctionNode._check_data_type_forward(self, in_data)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_inputs((0,))
+        return utils.force_array(abs(x)),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x = self.get_retained_inputs()[0].array
+        xp = backend.get_array_module(x)
+        return grad_outputs[0] * utils.force_array(xp.sign(x)),
+
+
+# ------------------------------------------------------------------------------------ add
+class Add(_Binary):
+    """``lhs + rhs`` with broadcasting."""
+
+    @property
+    def label(self) -> str:
+        return "_ + _"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        a, b = inputs
+        self._shapes = (a.shape, b.shape)
+        return utils.force_array(a + b),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        return tuple([sum_to(gy, self._shapes[i]) for i in indexes])
+
+
+class AddConstant(_Unary):
+    """``x + c`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "_ + %s" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        return utils.force_array(x + self.value, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return grad_outputs[0],
+
+
+class MultiAdd(FunctionNode):
+    """Sum of any number of same-shaped inputs (used to add up gradients)."""
+
+    @property
+    def label(self) -> str:
+        return "_ + _ + _"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        for i, in_type in enumerate(in_types):
+            type_check._argname((in_type,), (f"x{i}",))
+            type_check.expect(in_types[0].dtype == in_type.dtype)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self._shapes = [x.shape for x in inputs]
+        total = inputs[0].copy() if isinstance(inputs[0], _ndarray) else inputs[0] + 0
+        for x in inputs[1:]:
+            if x.shape == total.shape:
+                total += x
+            else:
+                total = total + x
+        return utils.force_array(total),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        return tuple([sum_to(gy, self._shapes[i]) for i in indexes])
+
+
+def add(*xs: Any) -> Variable:
+    """Elementwise sum: ``add(a, b)`` is ``a + b``; more arguments are summed in one node."""
+    if len(xs) == 2:
+        lhs, rhs = xs
+        if not isinstance(lhs, Variable):
+            lhs, rhs = rhs, lhs
+        if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+            return AddConstant(_preprocess_const(lhs, rhs)).apply((lhs,))[0]
+        return Add().apply((lhs, _preprocess_rhs(lhs, rhs)))[0]
+    return MultiAdd().apply(xs)[0]
+
+
+# ------------------------------------------------------------------------------------ sub
+class Sub(_Binary):
+    """``lhs - rhs`` with broadcasting."""
+
+    @property
+    def label(self) -> str:
+        return "_ - _"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        a, b = inputs
+        self._shapes = (a.shape, b.shape)
+        return utils.force_array(a - b),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        grads = []
+        for i in indexes:
+            g = sum_to(gy, self._shapes[i])
+            grads.append(g if i == 0 else -g)
+        return tuple(grads)
+
+
+class SubFromConstant(_Unary):
+    """``c - x`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "%s - _" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        return utils.force_array(self.value - x, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return -grad_outputs[0],
+
+
+def sub(self: Variable, rhs: Any) -> Variable:
+    """``self - rhs``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return AddConstant(-_preprocess_const(self, rhs)).apply((self,))[0]
+    return Sub().apply((self, _preprocess_rhs(self, rhs)))[0]
+
+
+def rsub(self: Variable, rhs: Any) -> Variable:
+    """``rhs - self``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return SubFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
+    return Sub().apply((_preprocess_rhs(self, rhs), self))[0]
+
+
+# ------------------------------------------------------------------------------------ mul
+class Mul(_Binary):
+    """``lhs * rhs`` with broadcasting."""
+
+    @property
+    def label(self) -> str:
+        return "_ * _"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        a, b = inputs
+        return utils.force_array(a * b),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        a, b = self.get_retained_inputs()
+        grads = []
+        for i in indexes:
+            other = b if i == 0 else a
+            shape = (a if i == 0 else b).shape
+            grads.append(sum_to(gy * other, shape))
+        return tuple(grads)
+
+
+class MulConstant(_Unary):
+    """``c * x`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "_ * %s" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        return utils.force_array(self.value * x, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return self.value * grad_outputs[0],
+
+
+def mul(self: Variable, rhs: Any) -> Variable:
+    """``self * rhs``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return MulConstant(_preprocess_const(self, rhs)).apply((self,))[0]
+    return Mul().apply((self, _preprocess_rhs(self, rhs)))[0]
+
+
+# ------------------------------------------------------------------------------------ div
+class Div(_Binary):
+    """``lhs / rhs`` with broadcasting."""
+
+    @property
+    def label(self) -> str:
+        return "_ / _"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        a, b = inputs
+        return utils.force_array(a / b),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        a, b = self.get_retained_inputs()
+        ga = gy / b
+        grads = []
+        for i in indexes:
+            if i == 0:
+                grads.append(sum_to(ga, a.shape))
+            else:
+                grads.append(sum_to(-ga * a / b, b.shape))
+        return tuple(grads)
+
+
+class DivFromConstant(_Unary):
+    """``c / x`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "%s / _" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_inputs((0,))
+        return utils.force_array(self.value / x, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        return -self.value * grad_outputs[0] / (x * x),
+
+
+def div(self: Variable, rhs: Any) -> Variable:
+    """``self / rhs``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        value = _preprocess_const(self, rhs)
+        return MulConstant(value.dtype.type(1) / value).apply((self,))[0]
+    return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
+
+
+def rdiv(self: Variable, rhs: Any) -> Variable:
+    """``rhs / self``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return DivFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
+    return Div().apply((_preprocess_rhs(self, rhs), self))[0]
+
+
+# ------------------------------------------------------------------------------------ pow
+class PowVarVar(_Binary):
+    """``lhs ** rhs`` with broadcasting."""
+
+    @property
+    def label(self) -> str:
+        return "_ ** _"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        a, b = inputs
+        return utils.force_array(a ** b),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        from chainer_compat.functions.math.exponential import log
+
+        gy, = grad_outputs
+        a, b = self.get_retained_inputs()
+        grads = []
+        for i in indexes:
+            if i == 0:
+                grads.append(sum_to(gy * b * a ** (b - 1), a.shape))
+            else:
+                grads.append(sum_to(gy * log(a) * a ** b, b.shape))
+        return tuple(grads)
+
+
+class PowVarConst(_Unary):
+    """``x ** c`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "_ ** %s" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_inputs((0,))
+        return utils.force_array(x ** self.value, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        value = self.value
+        return grad_outputs[0] * (value * x ** (value - 1)),
+
+
+class PowConstVar(_Unary):
+    """``c ** x`` for a constant ``c``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return "%s ** _" % _constant_label(self.value)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_outputs((0,))
+        return utils.force_array(self.value ** x, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        y, = self.get_retained_outputs()
+        xp = backend.get_array_module(y.array)
+        log_value = utils.force_array(xp.log(self.value), y.dtype)
+        return grad_outputs[0] * y * log_value,
+
+
+def pow(self: Variable, rhs: Any) -> Variable:
+    """``self ** rhs``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return PowVarConst(_preprocess_const(self, rhs)).apply((self,))[0]
+    return PowVarVar().apply((self, _preprocess_rhs(self, rhs)))[0]
+
+
+def rpow(self: Variable, rhs: Any) -> Variable:
+    """``rhs ** self``."""
+    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        return PowConstVar(_preprocess_const(self, rhs)).apply((self,))[0]
+    return PowVarVar().apply((_preprocess_rhs(self, rhs), self))[0]
+
+
+# ------------------------------------------------------------------------------------ others
+def neg(self: Variable) -> Variable:
+    """``-self``."""
+    return Neg().apply((self,))[0]
+
+
+def absolute(self: Variable) -> Variable:
+    """``abs(self)``."""
+    return Absolute().apply((self,))[0]
+
+
+def matmul(self: Variable, rhs: Any) -> Variable:
+    """``self @ rhs``."""
+    return _matmul(self, _preprocess_rhs(self, rhs))
+
+
+def rmatmul(self: Variable, rhs: Any) -> Variable:
+    """``rhs @ self``."""
+    return _matmul(_preprocess_rhs(self, rhs), self)
+
+
+def _constant_label(value: Any) -> str:
+    if numpy.isscalar(value):
+        return str(value)
+    return "constant array"
+
+
+# Bind the operators into Variable: see NOTE [late binding] in variable.py.
+_variable_module._ops = __import__(__name__, fromlist=["_"])

@@ -1,0 +1,851 @@
+"""``Variable``, its graph node ``VariableNode``, and ``Parameter``.
+
+Layer 3: imports from configuration, backend and function_hook at module level; the operators and
+``backward`` reach higher layers through the bindings described in NOTE [late binding].
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import warnings
+import weakref
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend
+
+# NOTE [late binding]
+# Variable's operators, reshape/transpose and backward() are implemented by higher layers
+# (functions/, _engine.py). Importing inside each method would cost an import-statement lookup
+# on the hottest paths (a backward written with Variable operators calls them once per node), so
+# the higher layers bind themselves here when they are imported: ``_ops`` is the basic_math
+# module and ``_engine`` the engine module. The package ``__init__`` imports both, and importing
+# any submodule runs the package ``__init__`` first, so the bindings are always in place.
+_ops: Any = None
+_engine: Any = None
+
+_ndarray = numpy.ndarray
+_new = object.__new__
+_weakref = weakref.ref
+
+
+class _UnsupportedOperation(TypeError, NotImplementedError):
+    """Raised by comparisons and ``bool()`` on a Variable.
+
+    compat: Chainer raises NotImplementedError here; deriving from both keeps ``except`` clauses
+    written for either type working.
+    """
+
+
+def _array_types_text() -> str:
+    return "numpy.ndarray or cupy.ndarray"
+
+
+def _is_array(value: Any) -> bool:
+    return type(value) is _ndarray or isinstance(value, _ndarray) or backend.is_cupy_array(value)
+
+
+def _check_grad_type(func: Any, x: Any, is_node: bool, gx: Any) -> None:
+    """Raises if ``gx`` cannot be the gradient of ``x`` (a Variable, or a VariableNode).
+
+    ``func`` is the function node whose backward produced ``gx``, or None for a user assignment.
+    """
+    if gx is None:
+        return
+    if is_node:
+        dtype, shape = x.dtype, x.shape
+        if dtype is None:
+            return
+        array_type = x._array_type
+    else:
+        data = x._array
+        if data is None:
+            return
+        dtype, shape, array_type = data.dtype, data.shape, type(data)
+    if type(gx) is not array_type and not (
+            _is_array(gx) and backend.is_cupy_array(gx) == _is_cupy_type(array_type)):
+        kind, message = TypeError, (
+            f"Type of grad is invalid: a gradient must be an array of the data's backend, "
+            f"got {type(gx).__name__} for data of type {array_type.__name__}")
+    elif gx.dtype != dtype:
+        kind, message = TypeError, (
+            f"Dtype of data and grad mismatch\ngrad: {gx.dtype} != data: {dtype}")
+    elif gx.shape != shape:
+        kind, message = ValueError, (
+            f"Shape of data and grad mismatch\ngrad: {gx.shape} != data: {shape}")
+    else:
+        return
+    if func is not None:
+        message = (f"Function `{type(func).__name__}` ({func.label}) returned a bad gradient: "
+                   f"fix its backward.\n" + message)
+        if func.stack:
+            import traceback  # rare path: only when an error is being reported
+            message += "\nThe function was created at:\n" + "".join(
+                traceback.format_list(func.stack))
+    raise kind(message)
+
+
+def _is_cupy_type(array_type: type) -> bool:
+    cupy_ndarray = backend._cupy_ndarray()
+    return cupy_ndarray is not None and issubclass(array_type, cupy_ndarray)
+
+
+def _host_copy(array: Any) -> Any:
+    return array.get() if backend.is_cupy_array(array) else array
+
+
+def variable_repr(var: Variable) -> str:
+    """Returns Chainer's ``repr`` of a Variable: ``variable name([...])``."""
+    array = _host_copy(var._array)
+    prefix = "variable" if not var.name else "variable " + var.name
+    if array is None:
+        body = "None"
+    elif array.size > 0 or array.shape == (0,):
+        body = numpy.array2string(array, separator=", ", prefix=prefix + "(")
+    else:
+        body = f"[], shape={array.shape!r}"
+    return f"{prefix}({body})"
+
+
+def variable_str(var: Variable) -> str:
+    """Returns Chainer's ``str`` of a Variable: ``variable name([...])`` without commas."""
+    array = _host_copy(var._array)
+    prefix = "variable" if not var.name else "variable " + var.name
+    body = "None" if array is None else numpy.array2string(
+        array, separator=" ", prefix=prefix + "(")
+    return f"{prefix}({body})"
+
+
+class VariableNode:
+    """The node of a Variable in the computational graph.
+
+    It holds no array unless :meth:`retain_data` was called (a function keeps the array for its
+    backward), and only a weak reference to its Variable, so the graph never keeps the user's
+    Variables (or their gradients) alive.
+
+    Args:
+        variable: The Variable this node belongs to.
+        name: Name of the node.
+    """
+
+    __slots__ = ("_variable", "_data", "name", "_creator_node", "rank", "_requires_grad",
+                 "dtype", "shape", "_array_type", "_fingerprint", "__weakref__")
+
+    def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
+        self._variable = _weakref(variable)
+        self._data = None
+        self.name = name
+        self._creator_node = None
+        self.rank = 0
+        own_node = getattr(variable, "_node", None)
+        self._requires_grad = True if own_node is None else own_node._requires_grad
+        self._fingerprint = None
+        self._set_data_type(variable._array)
+
+    @property
+    def creator(self) -> Any:
+        """The function that created this node: an old-style Function when it was one."""
+        node = self._creator_node
+        return None if node is None else getattr(node, "_old_style_function", node)
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self.set_creator(func)
+
+    @property
+    def creator_node(self) -> Any:
+        """The FunctionNode that created this node, or None for a root."""
+        return self._creator_node
+
+    @creator_node.setter
+    def creator_node(self, func: Any) -> None:
+        self.set_creator_node(func)
+
+    @property
+    def data(self) -> Any:
+        """The retained array, or None when no function asked to keep it."""
+        return self._data
+
+    @data.setter
+    def data(self, array: Any) -> None:
+        self._data = array
+        self._set_data_type(array)
+
+    @property
+    def grad(self) -> Any:
+        """Gradient array of the Variable, or None when the Variable is gone."""
+        variable = self._variable()
+        return None if variable is None else variable.grad
+
+    @property
+    def grad_var(self) -> Variable | None:
+        """Gradient Variable of the Variable, or None when the Variable is gone."""
+        variable = self._variable()
+        return None if variable is None else variable._grad_var
+
+    @property
+    def label(self) -> str:
+        """Short text describing the node: its shape and dtype."""
+        if self.shape == ():
+            return str(self.dtype)
+        return "({}), {}".format(", ".join(map(str, self.shape)), self.dtype)
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether backprop computes a gradient for this node."""
+        return self._requires_grad
+
+    def get_variable(self) -> Variable:
+        """Returns the Variable of this node, recreating one around the node if it is gone."""
+        variable = self._variable()
+        if variable is not None:
+            return variable
+        variable = _new(Variable)
+        variable._array = self._data
+        variable._grad_var = None
+        variable._loss_scale = None
+        variable._node = self
+        self._variable = _weakref(variable)
+        return variable
+
+    def get_variable_or_none(self) -> Variable | None:
+        """Returns the Variable of this node, or None if it was collected."""
+        return self._variable()
+
+    def set_creator(self, creator: Any) -> None:
+        """Sets the creator; an old-style Function is replaced by its node."""
+        node = getattr(creator, "_as_function_node", None)
+        self.set_creator_node(creator if node is None else node())
+
+    def set_creator_node(self, creator_node: Any) -> None:
+        """Sets the creator FunctionNode and the rank that follows from it."""
+        self._creator_node = creator_node
+        if creator_node is not None:
+            self.rank = creator_node.rank + 1
+
+    def unchain(self) -> None:
+        """Forgets the creator, making this node a root."""
+        self.set_creator_node(None)
+
+    def retain_data(self) -> None:
+        """Keeps the Variable's current array in the node for a later backward.
+
+        Raises:
+            RuntimeError: If the Variable was already collected.
+        """
+        variable = self._variable()
+        if variable is None:
+            raise RuntimeError(
+                "cannot retain variable data: the variable has been already released")
+        self.data = variable._array
+
+    def _set_data_type(self, array: Any) -> None:
+        if array is None:
+            self.dtype = None
+            self.shape = None
+            self._array_type = None
+        else:
+            self.dtype = array.dtype
+            self.shape = array.shape
+            self._array_type = type(array)
+
+    def _check_old_style_gradient(self) -> None:
+        # compat: Chainer rejects graphs built by old-style backward; ours never builds them.
+        pass
+
+
+def _new_variable(array: Any, requires_grad: bool) -> Variable:
+    """Builds a Variable without argument parsing (the hot path of FunctionNode.apply)."""
+    variable = _new(Variable)
+    variable._array = array
+    variable._grad_var = None
+    variable._loss_scale = None
+    node = _new(VariableNode)
+    node._variable = _weakref(variable)
+    node._data = None
+    node.name = None
+    node._creator_node = None
+    node.rank = 0
+    node._requires_grad = requires_grad
+    node._fingerprint = None
+    node.dtype = array.dtype
+    node.shape = array.shape
+    node._array_type = type(array)
+    variable._node = node
+    return variable
+
+
+class Variable:
+    """__init__(data=None, *, name=None, grad=None, requires_grad=True)
+
+    An array that records the computations applied to it.
+
+    A Variable holds an array (NumPy or CuPy), an optional gradient, and a :class:`VariableNode`
+    that links it into the computational graph. Functions applied to Variables return Variables
+    whose nodes remember their creator, so :meth:`backward` can walk the graph back.
+
+    Args:
+        data: The array, or None for an uninitialized Variable.
+        name: Name shown by ``repr`` and graph dumps.
+        grad: Initial gradient array.
+        requires_grad: Whether backprop computes a gradient for this Variable.
+
+    Raises:
+        TypeError: If ``data`` is not an array, or an unknown keyword is given.
+        ValueError: If the removed ``volatile`` keyword is given.
+    """
+
+    __slots__ = ("_array", "_grad_var", "_node", "_loss_scale", "__dict__", "__weakref__")
+
+    # compat: NumPy defers binary operators with an ndarray on the left to us.
+    __array_priority__ = 200
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, data: Any = None, **kwargs: Any) -> None:
+        if "volatile" in kwargs:
+            raise ValueError(
+                "volatile argument is not supported anymore. Use chainer.using_config")
+        name = kwargs.pop("name", None)
+        grad = kwargs.pop("grad", None)
+        requires_grad = kwargs.pop("requires_grad", True)
+        if kwargs:
+            raise TypeError(
+                "Variable() got unexpected keyword argument(s) "
+                + ", ".join(repr(k) for k in kwargs))
+        if data is not None and not _is_array(data):
+            raise TypeError(
+                f"Variable data must be a {_array_types_text()} (or None), got "
+                f"{type(data).__name__}: wrap Python numbers and lists with numpy.asarray()")
+        self._array = data
+        self._grad_var = None
+        self._loss_scale = None
+        self._node = _node_for(self, name, bool(requires_grad))
+        if grad is not None:
+            self.grad = grad
+
+    # ----------------------------------------------------------------------------- copying
+    def __copy__(self) -> Variable:
+        result = _new(type(self))
+        result._array = self._array
+        result._grad_var = self._grad_var
+        result._loss_scale = self._loss_scale
+        result.__dict__.update(self.__dict__)
+        result._node = VariableNode(result, self.name)
+        result._node._requires_grad = self._node._requires_grad
+        return result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _create_variable, (self._array, self.name, self.grad, self.requires_grad)
+
+    # ----------------------------------------------------------------------------- printing
+    def __repr__(self) -> str:
+        return variable_repr(self)
+
+    def __str__(self) -> str:
+        return variable_str(self)
+
+    def summary(self) -> str:
+        """Returns ``<variable NAME>``, or ``<variable at 0x...>`` for an unnamed one."""
+        if self.name:
+            return f"<variable {self.name}>"
+        return f"<variable at 0x{id(self):x}>"
+
+    def debug_print(self) -> str:
+        """Returns a summary of the array's device, shape, dtype and statistics."""
+        array = self._array
+        xp = backend.get_array_module(array)
+        grad = self.grad
+
+        def stats(a: Any) -> str:
+            return f"mean={float(xp.mean(a)):.8f}, std={float(xp.std(a)):.8f}"
+
+        if grad is None:
+            grad_text: Any = None
+        elif bool(xp.all(grad == 0)):
+            grad_text = 0
+        else:
+            grad_text = stats(grad)
+        lines = [
+            self.summary(),
+            f"- device: {self.device}",
+            f"- backend: {type(array)}",
+            f"- shape: {None if array is None else array.shape}",
+            f"- dtype: {None if array is None else array.dtype}",
+            f"- statistics: {None if array is None else stats(array)}",
+            f"- grad: {grad_text}",
+        ]
+        return "\n".join(lines)
+
+    # ----------------------------------------------------------------------------- array
+    @property
+    def array(self) -> Any:
+        """The data array (NumPy or CuPy), or None when uninitialized."""
+        return self._array
+
+    @array.setter
+    def array(self, data: Any) -> None:
+        self._array = data
+        self._node._set_data_type(data)
+
+    data = array
+
+    @property
+    def raw_array(self) -> Any:
+        """The data array (compat: ChainerX's unwrapped array; the same here)."""
+        return self._array
+
+    @property
+    def name(self) -> str | None:
+        """Name of the Variable (stored on its node)."""
+        return self._node.name
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        self._node.name = name
+
+    @property
+    def label(self) -> str:
+        """Short text describing the Variable: its shape and dtype."""
+        return self._node.label
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    @property
+    def size(self) -> int:
+        return self._array.size
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        return self._array.dtype
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def item(self) -> Any:
+        """Returns the single element of the array as a Python scalar."""
+        return self._array.item()
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the data: numpy or cupy."""
+        return backend.get_array_module(self._array)
+
+    @property
+    def device(self) -> Any:
+        """The device of the data array."""
+        return backend.get_device_from_array(self._array)
+
+    # ----------------------------------------------------------------------------- gradient
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or None."""
+        grad_var = self._grad_var
+        return None if grad_var is None else grad_var._array
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        if g is not None:
+            _check_grad_type(None, self, False, g)
+        self._grad_var = None if g is None else Variable(g)
+
+    @property
+    def grad_var(self) -> Variable | None:
+        """The gradient as a Variable (it has a graph after double backprop), or None."""
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, g: Variable | None) -> None:
+        if g is not None:
+            _check_grad_type(None, self, False, g._array)
+        self._grad_var = g
+
+    def cleargrad(self) -> None:
+        """Sets the gradient to None."""
+        self._grad_var = None
+
+    def zerograd(self) -> None:
+        """Fills the gradient with zeros (deprecated in Chainer: use :meth:`cleargrad`)."""
+        warnings.warn("Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+                      DeprecationWarning, stacklevel=2)
+        if self._array is None:
+            return
+        grad_var = self._grad_var
+        if grad_var is None:
+            self._grad_var = Variable(backend.get_array_module(self._array).zeros_like(
+                self._array))
+        else:
+            grad_var.unchain()
+            grad_var._array.fill(0)
+
+    def addgrad(self, var: Variable) -> None:
+        """Adds ``var``'s gradient to this Variable's, across devices if needed."""
+        src = var.grad
+        if src is None:
+            return
+        if self._array is None:
+            self.initialize(var.shape)
+        src = backend.get_device_from_array(self._array).send(src)
+        dst = self.grad
+        self.grad = src.copy() if dst is None else dst + src
+
+    def copydata(self, var: Variable) -> None:
+        """Copies ``var``'s array into this Variable's array, across devices if needed."""
+        src, dst = var._array, self._array
+        if src is None:
+            if dst is None:
+                return
+            var.initialize(self.shape)
+            src = var._array
+        elif dst is None:
+            self.initialize(src.shape)
+            dst = self._array
+        backend.copyto(dst, src)
+
+    def initialize(self, shape: Any) -> None:
+        """Does nothing: only a :class:`Parameter` can be uninitialized."""
+
+    # ----------------------------------------------------------------------------- graph
+    @property
+    def node(self) -> VariableNode:
+        """The graph node of this Variable."""
+        return self._node
+
+    @property
+    def rank(self) -> int:
+        return self._node.rank
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether backprop computes a gradient for this Variable."""
+        return self._node._requires_grad
+
+    @property
+    def creator(self) -> Any:
+        """The function that created this Variable (an old-style Function if it was one)."""
+        return self._node.creator
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self._node.set_creator(func)
+
+    @property
+    def creator_node(self) -> Any:
+        """The FunctionNode that created this Variable, or None."""
+        return self._node._creator_node
+
+    @creator_node.setter
+    def creator_node(self, func: Any) -> None:
+        self._node.set_creator_node(func)
+
+    def set_creator(self, gen_func: Any) -> None:
+        """Sets the creator function."""
+        self._node.set_creator(gen_func)
+
+    def set_creator_node(self, fnode: Any) -> None:
+        """Sets the creator FunctionNode."""
+        self._node.set_creator_node(fnode)
+
+    def retain_data(self) -> None:
+        """Lets the node keep the current array for a later backward."""
+        self._node.data = self._array
+
+    def unchain(self) -> None:
+        """Cuts the link to the creator; this Variable becomes a root."""
+        self._node.set_creator_node(None)
+
+    def unchain_backward(self) -> None:
+        """Cuts every link of the graph reachable backward from this Variable."""
+        pending = []
+        seen = set()
+        creator = self._node._creator_node
+        if creator is not None:
+            pending.append(creator)
+            seen.add(creator)
+        self.unchain()
+        while pending:
+            func = pending.pop()
+            for input_node in func.inputs or ():
+                creator = input_node._creator_node
+                if creator is not None and creator not in seen:
+                    seen.add(creator)
+                    pending.append(creator)
+            func.unchain()
+
+    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
+                 loss_scale: float | None = None) -> None:
+        """Runs backprop from this Variable, accumulating into the leaves' ``grad``.
+
+        A Variable with one element and no gradient starts from a gradient of ones.
+
+        Args:
+            retain_grad: Keep the gradients of intermediate Variables too.
+            enable_double_backprop: Record the backward computation so the gradients can be
+                differentiated again.
+            loss_scale: Multiply the starting gradient by this factor.
+
+        Raises:
+            ValueError: If the Variable has more than one element and no gradient was set.
+        """
+        _engine.backward_from_variable(self, retain_grad, enable_double_backprop, loss_scale)
+
+    # ----------------------------------------------------------------------------- devices
+    def to_cpu(self) -> None:
+        """Moves the array and gradient to the host."""
+        self.to_device(backend.CpuDevice())
+
+    def to_gpu(self, device: Any = None) -> None:
+        """Moves the array and gradient to a GPU (the current one when ``device`` is None)."""
+        from chainer_compat.backends import cuda  # optional backend, loaded on use
+        self.to_device(cuda.GpuDevice.from_device_id(
+            cuda.cupy.cuda.Device().id if device is None else int(device)))
+
+    def to_device(self, device: Any) -> None:
+        """Moves the array and gradient to ``device`` (a device object or specifier)."""
+        device = backend.get_device(device)
+        if self._array is not None:
+            self._array = device.send(self._array)
+            node = self._node
+            if node._data is not None:
+                node.data = self._array
+            else:
+                node._set_data_type(self._array)
+        if self._grad_var is not None:
+            self._grad_var.to_device(device)
+
+    # ----------------------------------------------------------------------------- shapes
+    def reshape(self, *shape: Any) -> Variable:
+        """Returns a reshaped Variable (differentiable)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _ops.reshape(self, shape)
+
+    def transpose(self, *axes: Any) -> Variable:
+        """Returns a Variable with permuted axes (differentiable)."""
+        if len(axes) == 0:
+            axes_arg = None
+        elif len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes_arg = axes[0]
+        else:
+            axes_arg = axes
+        return _ops.transpose(self, axes_arg)
+
+    @property
+    def T(self) -> Variable:
+        """Transposed Variable (all axes reversed)."""
+        return _ops.transpose(self, None)
+
+    # ----------------------------------------------------------------------------- operators
+    def __neg__(self) -> Variable:
+        return _ops.neg(self)
+
+    def __abs__(self) -> Variable:
+        return _ops.absolute(self)
+
+    def __pos__(self) -> Variable:
+        return self
+
+    def __add__(self, other: Any) -> Variable:
+        return _ops.add(self, other)
+
+    def __radd__(self, other: Any) -> Variable:
+        return _ops.add(self, other)
+
+    def __sub__(self, other: Any) -> Variable:
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Variable:
+        return _ops.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Variable:
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Variable:
+        return _ops.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Variable:
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Variable:
+        return _ops.rdiv(self, other)
+
+    def __pow__(self, other: Any) -> Variable:
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Variable:
+        return _ops.rpow(self, other)
+
+    def __matmul__(self, other: Any) -> Variable:
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Variable:
+        return _ops.rmatmul(self, other)
+
+    def __getitem__(self, slices: Any) -> Variable:
+        return _ops.get_item(self, slices)
+
+    def _unsupported(self, *args: Any) -> Any:
+        raise _UnsupportedOperation(
+            "Variable does not support comparison or truth testing: compare the arrays "
+            "instead (x.array < y.array, bool(x.array))")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _unsupported
+    __eq__ = __ne__ = _unsupported  # type: ignore[assignment]
+    __bool__ = _unsupported
+
+
+def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> VariableNode:
+    node = VariableNode.__new__(VariableNode)
+    node._variable = _weakref(variable)
+    node._data = None
+    node.name = name
+    node._creator_node = None
+    node.rank = 0
+    node._requires_grad = requires_grad
+    node._fingerprint = None
+    node._set_data_type(variable._array)
+    return node
+
+
+def _create_variable(data: Any, name: str | None, grad: Any, requires_grad: bool) -> Variable:
+    return Variable(data, name=name, grad=grad, requires_grad=requires_grad)
+
+
+class Parameter(Variable):
+    """A Variable that a Link trains, possibly initialized lazily.
+
+    Args:
+        initializer: An array (used as the data), a scalar (filled everywhere), a callable
+            initializer, or None (NaN). Without ``shape`` and with a non-array initializer the
+            parameter stays uninitialized until :meth:`initialize` is called.
+        shape: Shape of the data array.
+        name: Name of the parameter.
+    """
+
+    __slots__ = ()
+
+    # compat: class-level defaults, because subclasses may skip __init__ (e.g. via copy).
+    initializer: Any = None
+    update_rule: Any = None
+    _grad_initializer: Any = None
+    _initial_device: Any = None
+
+    def __init__(self, initializer: Any = None, shape: Any = None,
+                 name: str | None = None) -> None:
+        from chainer_compat import initializers  # layer 8 sibling, needed only at construction
+
+        if initializer is None:
+            initializer = initializers.NaN()
+        elif numpy.isscalar(initializer):
+            initializer = initializers.Constant(initializer)
+        if shape is None:
+            if _is_array(initializer):
+                super().__init__(initializer, name=name)
+                self.initializer = initializers.Constant(initializer)
+            else:
+                super().__init__(name=name)
+                self.initializer = initializer
+                self._grad_initializer = initializers.NaN(getattr(initializer, "dtype", None))
+        else:
+            if _is_array(initializer):
+                initializer = initializers.Constant(initializer)
+            data = initializers.generate_array(initializer, shape, numpy)
+            super().__init__(data, name=name)
+            self._grad_var = Variable(numpy.full_like(data, numpy.nan))
+            self.initializer = initializer
+        self.update_rule = None
+
+    def __copy__(self) -> Parameter:
+        result = super().__copy__()
+        return result  # type: ignore[return-value]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _recover_parameter, (self._array, self.name, self.grad, self.initializer,
+                                    self.update_rule)
+
+    @property
+    def dtype(self) -> Any:
+        if self._array is not None:
+            return self._array.dtype
+        return numpy.dtype(getattr(self.initializer, "dtype", None) or numpy.float32)
+
+    @property
+    def is_initialized(self) -> bool:
+        """Whether the data array exists."""
+        return self._array is not None
+
+    def cleargrad(self) -> None:
+        """Sets the gradient to None (and forgets a pending gradient initializer)."""
+        super().cleargrad()
+        if self._array is None:
+            self._grad_initializer = None
+
+    def zerograd(self) -> None:
+        """Fills the gradient with zeros, now or at initialization."""
+        if self._array is None:
+            from chainer_compat import initializers  # see __init__
+            self._grad_initializer = initializers.Zero(getattr(self.initializer, "dtype", None))
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            super().zerograd()
+
+    def initialize(self, shape: Any) -> None:
+        """Creates the data (and gradient) array of the given shape with the initializer."""
+        from chainer_compat import initializers  # see __init__
+
+        device = self._initial_device
+        xp = numpy if device is None or device.xp is numpy else device.xp
+        data = initializers.generate_array(self.initializer, shape, xp)
+        if device is not None:
+            data = device.send(data)
+        self.array = data
+        grad_initializer = self._grad_initializer
+        if grad_initializer is None:
+            self._grad_var = None
+        else:
+            self._grad_var = Variable(initializers.generate_array(
+                grad_initializer, shape, xp, dtype=data.dtype))
+        self._grad_initializer = None
+
+    def to_device(self, device: Any) -> None:
+        device = backend.get_device(device)
+        if self._array is None:
+            self._initial_device = device
+        else:
+            super().to_device(device)
+
+    def update(self) -> None:
+        """Updates the data with the update rule, if one is set."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+
+def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
+                       update_rule: Any) -> Parameter:
+    param = Parameter(initializer=data if data is not None else initializer, name=name)
+    if data is not None and grad is not None:
+        param.grad = grad
+    param.update_rule = update_rule
+    return param
+
+
+def as_variable(obj: Any) -> Variable:
+    """Returns ``obj`` if it is a Variable, else a Variable around it that requires no grad."""
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """Returns the array of a Variable, or ``obj`` itself."""
+    if isinstance(obj, Variable):
+        return obj._array
+    return obj
+

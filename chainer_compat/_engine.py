@@ -49,7 +49,8 @@ class _Run:
     """
 
     __slots__ = ("grads", "pending", "mark", "counter", "targets", "load_leaf_grads",
-                 "retain_grad", "loss_scale", "leaves", "captured", "seed_nodes", "debug")
+                 "retain_grad", "loss_scale", "leaves", "captured", "capture_nodes", "seed_nodes",
+                 "debug")
 
     def __init__(self, targets: set[VariableNode] | None, load_leaf_grads: bool,
                  retain_grad: bool, loss_scale: float | None) -> None:
@@ -64,6 +65,7 @@ class _Run:
         self.loss_scale = loss_scale
         self.leaves: list[VariableNode] = []
         self.captured: dict[VariableNode, Any] | None = None
+        self.capture_nodes: set[VariableNode] = set()
         self.seed_nodes: set[VariableNode] = set()
         self.debug = _config.debug
 
@@ -150,7 +152,7 @@ class _Run:
             if type(grad) is _LazySum:
                 grad = _total(grad)
             result.append(grad)
-            if self.captured is not None and node in self.targets_or_empty():
+            if self.captured is not None and node in self.capture_nodes:
                 self.captured[node] = grad
             variable = node._variable()
             if variable is not None and node not in self.seed_nodes:
@@ -160,9 +162,6 @@ class _Run:
                 elif variable._grad_var is not None:
                     variable._grad_var = None
         return tuple(result)
-
-    def targets_or_empty(self) -> Any:
-        return self.captured
 
     def accumulate(self, node: VariableNode, grad: Variable, lazy: bool) -> None:
         """Adds ``grad`` to the gradient collected so far for ``node``."""
@@ -316,7 +315,7 @@ def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
             "Treating a variable with only one element as a scalar in Variable.backward is "
             "deprecated. A scalar variable must be a 0-dimensional array. Apply "
             "chainer.functions.squeeze to obtain a scalar variable.", DeprecationWarning,
-            stacklevel=3)
+            stacklevel=4)
     xp = backend.get_array_module(array)
     ones = xp.ones_like(array)
     if loss_scale is not None:
@@ -453,9 +452,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
     required = _subgraph(outputs, inputs)
     input_nodes = {x._node for x in inputs}
     run = _Run(required, False, retain_grad, loss_scale)
+    # The gradient of an input with a creator is captured when that creator is visited.
     run.captured = {}
-    # Output grads of the input nodes are captured as their creators are visited.
-    run.targets_or_empty = lambda: input_nodes  # type: ignore[method-assign]
+    run.capture_nodes = input_nodes
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     for y, gy in zip(outputs, grad_outputs):

@@ -286,9 +286,12 @@ class FunctionNode:
                     + self._creation_site())
 
     def _creation_site(self) -> str:
+        """The last few frames of user code where this node was applied (debug mode)."""
         if not self.stack:
             return ""
-        return "\nThe function was applied at:\n" + "".join(traceback.format_list(self.stack))
+        package = __file__.rsplit("/", 1)[0]
+        frames = [f for f in self.stack if not f.filename.startswith(package)][-3:]
+        return "\nThe function was applied at:\n" + "".join(traceback.format_list(frames))
 
     def _merged_hooks(self, global_hooks: dict[str, FunctionHook]) -> list[FunctionHook]:
         local = self._local_function_hooks

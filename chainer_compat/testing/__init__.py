@@ -1,0 +1,74 @@
+"""Chainer's testing helpers, so legacy Chainer test suites run unchanged under pytest.
+
+Layer 8: re-exports from the `testing` submodules; `run_module` imports pytest when it runs.
+"""
+
+from __future__ import annotations
+
+# The submodules are attributes of the package, as in Chainer (`testing.attr.gpu`).
+from chainer_compat.testing import (  # noqa: F401
+    array,
+    attr,
+    backend,
+    condition,
+    helper,
+    matrix,
+    parameterized,
+    random,
+)
+from chainer_compat.testing.array import assert_allclose
+from chainer_compat.testing.backend import BackendConfig, inject_backend_tests
+from chainer_compat.testing.helper import assert_warns, patch, with_requires, without_requires
+from chainer_compat.testing.matrix import generate_matrix
+from chainer_compat.testing.parameterized import (
+    from_pytest_parameterize,
+    parameterize,
+    parameterize_pytest,
+    product,
+    product_dict,
+)
+from chainer_compat.testing.random import fix_random, generate_seed
+
+# --- Place for the helpers built on the autograd core -------------------------------------------
+# Their own modules (written separately) are imported here, and their names added to __all__, once
+# those modules exist: FunctionTestCase, FunctionTestError, LinkTestCase, LinkTestError,
+# LinkInitializersTestCase and InitializerArgument (Chainer: testing.function_link),
+# unary_math_function_unittest (testing.unary_math_function_test), get_trainer_with_mock_updater
+# (testing.training), save_and_load and save_and_load_npz (testing.serializer).
+# -------------------------------------------------------------------------------------------------
+
+
+def run_module(name: str, file: str) -> None:
+    """Runs the test cases of a file with pytest when the file is executed as a script.
+
+    Put ``testing.run_module(__name__, __file__)`` at the end of a test file; importing the file
+    (as pytest does) does nothing.
+
+    Args:
+        name: The file's ``__name__``.
+        file: The file's ``__file__``.
+    """
+    if name == "__main__":
+        import pytest
+
+        pytest.main([file, "-vvs", "-x", "--pdb"])
+
+
+__all__ = [
+    "BackendConfig",
+    "assert_allclose",
+    "assert_warns",
+    "fix_random",
+    "from_pytest_parameterize",
+    "generate_matrix",
+    "generate_seed",
+    "inject_backend_tests",
+    "parameterize",
+    "parameterize_pytest",
+    "patch",
+    "product",
+    "product_dict",
+    "run_module",
+    "with_requires",
+    "without_requires",
+]

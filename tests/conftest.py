@@ -1,0 +1,54 @@
+"""Shared fixtures: ``xp`` runs a test body on NumPy and, where a CUDA device exists, on CuPy."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy
+import pytest
+
+
+def cuda_device_count() -> int:
+    """Number of CUDA devices CuPy sees; 0 when CuPy is missing or sees none."""
+    if importlib.util.find_spec("cupy") is None:
+        return 0
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0
+
+
+def _xp_params() -> list:
+    return [
+        pytest.param("numpy", id="numpy"),
+        pytest.param("cupy", id="cupy", marks=pytest.mark.gpu),
+    ]
+
+
+@pytest.fixture(params=_xp_params())
+def xp(request: pytest.FixtureRequest):
+    """The array module under test: numpy, or cupy on a machine with a CUDA device."""
+    if request.param == "numpy":
+        return numpy
+    if cuda_device_count() == 0:
+        pytest.skip("needs CuPy and a CUDA device")
+    import cupy
+
+    return cupy
+
+
+@pytest.fixture
+def no_gc():
+    """Disables the cyclic garbage collector so only reference counting frees objects."""
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -18,6 +18,7 @@ from chainer_compat.variable import Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
 _weakref = weakref.ref
+_new = object.__new__
 
 
 class _FallbackType:
@@ -208,9 +209,28 @@ class FunctionNode:
         if debug:
             self._check_nan_in_outputs(outputs)
 
-        # 7. Wrap the outputs.
+        # 7. Wrap the outputs (_new_variable inlined: this is the hottest loop of the package).
         self._output_count = len(outputs)
-        ret = tuple([_new_variable(y, requires_grad) for y in outputs])
+        ret = []
+        for y in outputs:
+            out = _new(Variable)
+            out._array = y
+            out._grad_var = None
+            out._loss_scale = None
+            node = _new(VariableNode)
+            node._variable = _weakref(out)
+            node._data = None
+            node.name = None
+            node._creator_node = None
+            node.rank = 0
+            node._requires_grad = requires_grad
+            node._fingerprint = None
+            node.dtype = y.dtype
+            node.shape = y.shape
+            node._array_type = type(y)
+            out._node = node
+            ret.append(out)
+        ret = tuple(ret)
 
         # 8. Connect the graph and retain what backward asked for.
         if _config.enable_backprop:
@@ -225,8 +245,8 @@ class FunctionNode:
             self.inputs = tuple(input_nodes)
             output_refs = []
             rank += 1
-            for y in ret:
-                node = y._node
+            for out in ret:
+                node = out._node
                 node._creator_node = self
                 node.rank = rank
                 output_refs.append(_weakref(node))

@@ -40,6 +40,16 @@ STATEMENTS: list[str] = [
     "double = cuda.memoize()(lambda value: value * 2); assert double(2) == 4",
     "assert (cuda.fuse()(lambda a: a * 2)(x) == x * 2).all()",
     "cuda.clear_memo()",
+    # The whole package, a graph, backprop, double backprop, hooks and type checks.
+    "import chainer_compat as chainer",
+    "import chainer_compat.functions as F",
+    "v = chainer.Variable(x)",
+    "loss = F.sum(F.exp(v) * v ** 2 + v @ chainer.Variable(x.T))",
+    "loss.backward(enable_double_backprop=True)",
+    "chainer.grad([F.sum(v.grad_var)], [v])",
+    "assert v.device == backend.CpuDevice() and v.xp is numpy",
+    "v.to_cpu(); v.to_device('@numpy')",
+    "import chainer_compat.gradient_check, chainer_compat.testing, chainer_compat.initializers",
 ]
 
 _RUNNER = """

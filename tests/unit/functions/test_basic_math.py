@@ -1,0 +1,104 @@
+"""The operators behind Variable: values, dtypes, first and second derivatives."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy
+import pytest
+
+import chainer_compat as C
+from chainer_compat import Variable, gradient_check
+from chainer_compat.functions.math import basic_math
+
+SHAPES = [(3,), (2, 3)]
+
+
+def make(shape, dtype, low=0.5, high=2.0, seed=0):
+    rng = numpy.random.default_rng(seed)
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+TOL = {numpy.float16: dict(atol=5e-2, rtol=5e-2), numpy.float32: dict(atol=1e-3, rtol=1e-3),
+       numpy.float64: dict(atol=1e-6, rtol=1e-6)}
+
+BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow]
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_binary_variable_operator_gradients(op, shape, dtype):
+    a, b = make(shape, dtype, seed=1), make(shape, dtype, seed=2)
+    gy = make(shape, dtype, seed=3)
+    numpy.testing.assert_allclose(op(Variable(a), Variable(b)).array, op(a, b), **TOL[dtype])
+    gradient_check.check_backward(op, (a, b), gy, dtype=numpy.float64, **TOL[dtype])
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
+def test_binary_operator_double_backward(op):
+    a, b = make((3,), numpy.float64, seed=4), make((3,), numpy.float64, seed=5)
+    gy, gga, ggb = (make((3,), numpy.float64, seed=s) for s in (6, 7, 8))
+    gradient_check.check_double_backward(op, (a, b), gy, (gga, ggb))
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
+def test_broadcasting_binary_gradients(op):
+    a, b = make((2, 3), numpy.float64, seed=9), make((3,), numpy.float64, seed=10)
+    gy = make((2, 3), numpy.float64, seed=11)
+    gradient_check.check_backward(op, (a, b), gy)
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x + 2.5, lambda x: 2.5 + x, lambda x: x - 2.5, lambda x: 2.5 - x,
+    lambda x: x * 2.5, lambda x: 2.5 * x, lambda x: x / 2.5, lambda x: 2.5 / x,
+    lambda x: x ** 2.5, lambda x: 2.5 ** x, lambda x: -x, lambda x: abs(x),
+])
+def test_unary_and_constant_operator_gradients(op):
+    x = make((2, 3), numpy.float64, low=0.5, high=1.5, seed=12)
+    gy, ggx = make((2, 3), numpy.float64, seed=13), make((2, 3), numpy.float64, seed=14)
+    gradient_check.check_backward(op, (x,), gy)
+    gradient_check.check_double_backward(op, (x,), gy, (ggx,))
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.mul, operator.sub, operator.truediv])
+def test_array_constant_gets_no_gradient_and_variable_dtype(op):
+    x = Variable(make((3,), numpy.float32))
+    constant = make((3,), numpy.float64, seed=3)
+    y = op(x, constant)
+    assert y.dtype == numpy.float32
+    C.functions.sum(y).backward()
+    assert x.grad is not None and x.grad.dtype == numpy.float32
+
+
+def test_matmul_gradients_2d_batched_and_vectors():
+    cases = [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((3,), (3, 2)), ((2, 3), (3,)),
+             ((3,), (3,))]
+    for a_shape, b_shape in cases:
+        a, b = make(a_shape, numpy.float64, seed=1), make(b_shape, numpy.float64, seed=2)
+        gy = make(numpy.matmul(a, b).shape, numpy.float64, seed=3)
+        gradient_check.check_backward(operator.matmul, (a, b), gy)
+
+
+def test_multi_add_sums_any_number_of_inputs():
+    xs = [make((3,), numpy.float64, seed=s) for s in range(4)]
+    y = basic_math.add(*[Variable(x) for x in xs])
+    numpy.testing.assert_allclose(y.array, sum(xs))
+    gradient_check.check_backward(lambda *v: basic_math.add(*v), tuple(xs),
+                                  make((3,), numpy.float64, seed=9))
+
+
+def test_labels_name_the_operation():
+    x = Variable(make((2,), numpy.float32))
+    assert (x + x).creator.label == "_ + _"
+    assert (x * 2.0).creator.label == "_ * 2.0"
+    assert (-x).creator.label == "__neg__"
+
+
+def test_operators_on_gpu(xp):
+    x = Variable(xp.asarray(make((3,), numpy.float32)))
+    y = C.functions.sum(x * x + 1.0)
+    y.backward()
+    assert type(x.grad) is type(x.array)
+    numpy.testing.assert_allclose(C.backends.cuda.to_cpu(x.grad),
+                                  2 * C.backends.cuda.to_cpu(x.array), rtol=1e-6)

@@ -44,7 +44,7 @@ STATEMENTS: list[str] = [
     "import chainer_compat as chainer",
     "import chainer_compat.functions as F",
     "v = chainer.Variable(x)",
-    "loss = F.sum(F.exp(v) * v ** 2 + v @ chainer.Variable(x.T))",
+    "loss = F.sum(F.exp(v) * v ** 2) + F.sum(v @ chainer.Variable(x.T))",
     "loss.backward(enable_double_backprop=True)",
     "chainer.grad([F.sum(v.grad_var)], [v])",
     "assert v.device == backend.CpuDevice() and v.xp is numpy",

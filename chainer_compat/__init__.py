@@ -14,6 +14,7 @@ from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import FunctionNode, Fallback, grad
 from chainer_compat import functions
 from chainer_compat import initializer, initializers
+from chainer_compat import function_hooks
 from chainer_compat import _engine
 from chainer_compat._engine import backward
 

@@ -1,4 +1,7 @@
-"""``exp``, ``log``, ``log2``, ``log10``: differentiable exponentials and logarithms."""
+"""``exp``, ``log``, ``log2``, ``log10``: differentiable exponentials and logarithms.
+
+Layer 5: imports the core and the shared math helpers.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +9,13 @@ import math
 from typing import Any
 
 from chainer_compat import backend, utils, variable
-from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import type_check
+from chainer_compat.functions.math._common import FloatUnary
 
 
-class Exp(FunctionNode):
-    """Elementwise ``e ** x``."""
+class Exp(FloatUnary):
+    """Elementwise ``e ** x``; backward reuses the output."""
 
-    @property
-    def label(self) -> str:
-        return "exp"
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+    _label = "exp"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -32,82 +28,90 @@ class Exp(FunctionNode):
 
 
 def exp(x: Any) -> variable.Variable:
-    """Elementwise exponential function."""
+    """Elementwise exponential function, ``y = e ** x``.
+
+    Args:
+        x: Input Variable or array (float).
+
+    Returns:
+        The output Variable.
+    """
     y, = Exp().apply((x,))
     return y
 
 
-class Log(FunctionNode):
-    """Elementwise natural logarithm."""
+class _Logarithm(FloatUnary):
+    """``log(x) / log(base)``; ``_scale`` is ``1 / log(base)``."""
 
-    @property
-    def label(self) -> str:
-        return "log"
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        self.retain_inputs((0,))
-        return utils.force_array(backend.get_array_module(x).log(x)),
-
-    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] / x,
-
-
-def log(x: Any) -> variable.Variable:
-    """Elementwise natural logarithm."""
-    y, = Log().apply((x,))
-    return y
-
-
-class _LogBase(FunctionNode):
-    _name = "log"
     _scale = 1.0
-
-    @property
-    def label(self) -> str:
-        return self._name
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self.retain_inputs((0,))
         xp = backend.get_array_module(x)
-        return utils.force_array(getattr(xp, self._name)(x)),
+        return utils.force_array(getattr(xp, self._label)(x)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
+        if self._scale == 1.0:
+            return grad_outputs[0] / x,
         return grad_outputs[0] * (self._scale / x),
 
 
-class Log2(_LogBase):
+class Log(_Logarithm):
+    """Elementwise natural logarithm."""
+
+    _label = "log"
+
+
+class Log2(_Logarithm):
     """Elementwise base-2 logarithm."""
 
-    _name = "log2"
+    _label = "log2"
     _scale = 1.0 / math.log(2.0)
 
 
-class Log10(_LogBase):
+class Log10(_Logarithm):
     """Elementwise base-10 logarithm."""
 
-    _name = "log10"
+    _label = "log10"
     _scale = 1.0 / math.log(10.0)
 
 
+def log(x: Any) -> variable.Variable:
+    """Elementwise natural logarithm, ``y = ln x``.
+
+    Args:
+        x: Input Variable or array (float).
+
+    Returns:
+        The output Variable.
+    """
+    y, = Log().apply((x,))
+    return y
+
+
 def log2(x: Any) -> variable.Variable:
-    """Elementwise base-2 logarithm."""
+    """Elementwise base-2 logarithm, ``y = log2 x``.
+
+    Args:
+        x: Input Variable or array (float).
+
+    Returns:
+        The output Variable.
+    """
     y, = Log2().apply((x,))
     return y
 
 
 def log10(x: Any) -> variable.Variable:
-    """Elementwise base-10 logarithm."""
+    """Elementwise base-10 logarithm, ``y = log10 x``.
+
+    Args:
+        x: Input Variable or array (float).
+
+    Returns:
+        The output Variable.
+    """
     y, = Log10().apply((x,))
     return y

@@ -1,4 +1,7 @@
-"""``identity``: passes its inputs through unchanged (a node for hooks and graphs)."""
+"""``identity``: passes its inputs through unchanged, as one node in the graph.
+
+Layer 5: imports the core. Useful to give hooks and graph dumps a node to see.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +21,13 @@ class Identity(FunctionNode):
 
 
 def identity(*inputs: Any) -> Any:
-    """Returns the inputs as new Variables: one Variable for one input, else a tuple."""
+    """Returns the inputs as new Variables sharing their arrays.
+
+    Args:
+        *inputs: Variables or arrays.
+
+    Returns:
+        One Variable for one input, else a tuple of Variables.
+    """
     ret = Identity().apply(inputs)
     return ret[0] if len(ret) == 1 else ret

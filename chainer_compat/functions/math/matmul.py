@@ -1,24 +1,46 @@
-"""``matmul``: differentiable matrix products with NumPy's broadcasting rules."""
+"""``matmul`` and ``batch_matmul``: differentiable matrix products.
+
+Layer 5: imports the core, sum_to and reshape. ``matmul`` follows ``numpy.matmul``: vectors are
+promoted to matrices and leading (batch) axes broadcast; a 0-d operand scales the other.
+"""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
 
 
-def _swap_last(x: Any) -> Any:
-    from chainer_compat.functions.array.transpose import transpose
-
-    axes = list(range(x.ndim))
-    axes[-1], axes[-2] = axes[-2], axes[-1]
-    return transpose(x, tuple(axes))
+def _product(a: Any, b: Any, transa: bool, transb: bool, transc: bool) -> Any:
+    """``op(a) @ op(b)``, transposed when ``transc`` and both are matrices (stacks)."""
+    xp = backend.get_array_module(a, b)
+    both_matrices = a.ndim >= 2 and b.ndim >= 2
+    if transa and a.ndim >= 2:
+        a = a.swapaxes(-1, -2)
+    if transb and b.ndim >= 2:
+        b = b.swapaxes(-1, -2)
+    y = xp.matmul(a, b)
+    if transc and both_matrices:
+        y = y.swapaxes(-1, -2)
+    return y
 
 
 class MatMul(FunctionNode):
-    """``a @ b`` (optionally transposing the last two axes of either first)."""
+    """``op(a) @ op(b)`` where ``op`` transposes the last two axes when asked.
+
+    Args:
+        transa: Transpose the matrices of ``a`` (ignored for a vector).
+        transb: Transpose the matrices of ``b`` (ignored for a vector).
+        transc: Transpose the matrices of the result (only when both inputs have ndim >= 2).
+        dtype: Output dtype; None keeps NumPy's result dtype.
+    """
 
     def __init__(self, transa: bool = False, transb: bool = False, transc: bool = False,
                  dtype: Any = None) -> None:
@@ -30,71 +52,145 @@ class MatMul(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("a", "b"))
         a_type, b_type = in_types
-        type_check.expect(a_type.dtype.kind == "f", b_type.dtype.kind == "f",
-                          a_type.ndim >= 1, b_type.ndim >= 1)
+        type_check.expect(a_type.dtype.kind == "f", b_type.dtype.kind == "f")
+        a_ndim = type_check.eval(a_type.ndim)
+        b_ndim = type_check.eval(b_type.ndim)
+        if a_ndim == 0 or b_ndim == 0:
+            return  # a scaling: any shapes
+        # The contracted length: the last axis of op(a) and the first matrix axis of op(b).
+        a_axis = -2 if self.transa and a_ndim >= 2 else -1
+        b_axis = -1 if self.transb and b_ndim >= 2 else (-2 if b_ndim >= 2 else 0)
+        type_check.expect(a_type.shape[a_axis] == b_type.shape[b_axis])
+        if a_ndim >= 2 and b_ndim >= 2:
+            type_check.expect_broadcast_shapes(a_type.shape[:-2], b_type.shape[:-2])
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         a, b = inputs
-        if self.transa and a.ndim >= 2:
-            a = a.swapaxes(-1, -2)
-        if self.transb and b.ndim >= 2:
-            b = b.swapaxes(-1, -2)
-        xp = backend.get_array_module(a)
-        y = xp.matmul(a, b)
-        if self.transc and y.ndim >= 2:
-            y = y.swapaxes(-1, -2)
-        if self.dtype is not None:
-            y = y.astype(self.dtype, copy=False)
-        return utils.force_array(y),
+        if a.ndim == 0 or b.ndim == 0:
+            y = a * b
+        else:
+            y = _product(a, b, self.transa, self.transb, self.transc)
+        return utils.force_array(y, self.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.reshape import reshape
-        from chainer_compat.functions.math.sum import sum_to
-
-        a_var, b_var = self.get_retained_inputs()
+        a, b = self.get_retained_inputs()
         gy, = grad_outputs
-        a = _swap_last(a_var) if self.transa and a_var.ndim >= 2 else a_var
-        b = _swap_last(b_var) if self.transb and b_var.ndim >= 2 else b_var
-        if self.transc and gy.ndim >= 2:
-            gy = _swap_last(gy)
-        # Promote vectors to matrices as matmul does, then undo it on the gradients.
-        a2 = reshape(a, (1,) + a.shape) if a.ndim == 1 else a
-        b2 = reshape(b, b.shape + (1,)) if b.ndim == 1 else b
-        batch = _broadcast_batch(a2.shape[:-2], b2.shape[:-2])
-        gy2 = reshape(gy, batch + (a2.shape[-2], b2.shape[-1]))
-        grads: list[Any] = []
+        if a.ndim == 0 or b.ndim == 0:
+            return tuple(sum_to(gy * (b if i == 0 else a), (a if i == 0 else b).shape)
+                         for i in indexes)
+        # Promote vectors to matrices as matmul does; gy then becomes the gradient of the
+        # product of matrix stacks, possibly transposed (gy_transposed).
+        a_vector = a.ndim == 1
+        b_vector = b.ndim == 1
+        a_matrix = reshape(a, (1,) + a.shape) if a_vector else a
+        b_matrix = reshape(b, b.shape + (1,)) if b_vector else b
+        transa = self.transa and not a_vector
+        transb = self.transb and not b_vector
+        if a_vector and b_vector:
+            gy = reshape(gy, (1, 1))
+        elif a_vector:
+            gy = reshape(gy, gy.shape[:-1] + (1, gy.shape[-1]))
+        elif b_vector:
+            gy = reshape(gy, gy.shape + (1,))
+        gy_transposed = self.transc and not (a_vector or b_vector)
+        grads = []
         if 0 in indexes:
-            ga = matmul(gy2, b2, transb=True)
-            ga = sum_to(ga, a2.shape)
-            ga = reshape(ga, a.shape)
-            if self.transa and a_var.ndim >= 2:
-                ga = _swap_last(ga)
-            grads.append(ga)
+            # d op(a) = gP @ op(b).T, where gP = op_c(gy); transposed back when transa.
+            ga, = MatMul(gy_transposed, not transb, transa, a.dtype).apply((gy, b_matrix))
+            grads.append(reshape(sum_to(ga, a_matrix.shape), a.shape))
         if 1 in indexes:
-            gb = matmul(a2, gy2, transa=True)
-            gb = sum_to(gb, b2.shape)
-            gb = reshape(gb, b.shape)
-            if self.transb and b_var.ndim >= 2:
-                gb = _swap_last(gb)
-            grads.append(gb)
+            # d op(b) = op(a).T @ gP; transposed back when transb.
+            gb, = MatMul(not transa, gy_transposed, transb, b.dtype).apply((a_matrix, gy))
+            grads.append(reshape(sum_to(gb, b_matrix.shape), b.shape))
         return tuple(grads)
 
 
-def _broadcast_batch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    import numpy
-
-    return tuple(numpy.broadcast_shapes(a, b))
-
-
 def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> variable.Variable:
-    """Matrix product of ``a`` and ``b`` with NumPy's matmul broadcasting.
+    """Matrix product of ``a`` and ``b`` with ``numpy.matmul``'s rules.
+
+    Two vectors give their inner product; a vector is treated as a row (left) or a column
+    (right) and that axis removed from the result; arrays with more than two axes are stacks of
+    matrices in their last two axes, and the stacks broadcast. A 0-d operand scales the other.
 
     Args:
-        a: First operand (ndim >= 1).
-        b: Second operand (ndim >= 1).
-        transa: Transpose the last two axes of ``a`` first.
-        transb: Transpose the last two axes of ``b`` first.
+        a: Left operand (float Variable or array).
+        b: Right operand (float Variable or array).
+        transa: Transpose each matrix of ``a`` first (ignored when ``a`` is 1-D).
+        transb: Transpose each matrix of ``b`` first (ignored when ``b`` is 1-D).
+
+    Returns:
+        The output Variable.
     """
     y, = MatMul(transa=transa, transb=transb).apply((a, b))
+    return y
+
+
+def _as_matrix_batch(x: Any) -> Any:
+    """A ``(B, N)`` input is B column vectors ``(B, N, 1)``; ``(B, M, N)`` is kept."""
+    return x.reshape(x.shape[:2] + (-1,))
+
+
+class BatchMatMul(FunctionNode):
+    """Products of two batches of matrices; 2-D inputs are batches of column vectors."""
+
+    def __init__(self, transa: bool = False, transb: bool = False) -> None:
+        self.transa = transa
+        self.transb = transb
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("a", "b"))
+        a_type, b_type = in_types
+        type_check.expect(a_type.dtype == numpy.float32, b_type.dtype == numpy.float32,
+                          a_type.ndim >= 2, a_type.ndim <= 3,
+                          b_type.ndim >= 2, b_type.ndim <= 3)
+        a_size = self._matrix_size(a_type, 1 if self.transa else 2)
+        b_size = self._matrix_size(b_type, 2 if self.transb else 1)
+        type_check.expect(a_size == b_size)
+
+    @staticmethod
+    def _matrix_size(in_type: Any, axis: int) -> Any:
+        # The implicit third axis of a 2-D input has length one.
+        if axis == 2 and type_check.eval(in_type.ndim) == 2:
+            return 1
+        return in_type.shape[axis]
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        a, b = inputs
+        y = _product(_as_matrix_batch(a), _as_matrix_batch(b), self.transa, self.transb, False)
+        return utils.force_array(y),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        a, b = self.get_retained_inputs()
+        gy, = grad_outputs
+        a3 = reshape(a, a.shape[:2] + (-1,)) if a.ndim == 2 else a
+        b3 = reshape(b, b.shape[:2] + (-1,)) if b.ndim == 2 else b
+        grads = []
+        if 0 in indexes:
+            ga, = MatMul(False, not self.transb, self.transa).apply((gy, b3))
+            grads.append(reshape(ga, a.shape))
+        if 1 in indexes:
+            gb, = MatMul(not self.transa, False, self.transb).apply((a3, gy))
+            grads.append(reshape(gb, b.shape))
+        return tuple(grads)
+
+
+def batch_matmul(a: Any, b: Any, transa: bool = False,
+                 transb: bool = False) -> variable.Variable:
+    """Matrix products of two batches of matrices (deprecated: use :func:`matmul`).
+
+    Args:
+        a: Left batch (float32): ``(B, N)`` is B ``N x 1`` matrices, ``(B, M, N)`` is B
+            ``M x N`` matrices.
+        b: Right batch (float32), read the same way.
+        transa: Transpose each matrix of ``a`` first.
+        transb: Transpose each matrix of ``b`` first.
+
+    Returns:
+        A Variable of shape ``(B, rows, columns)``.
+    """
+    warnings.warn("batch_matmul is deprecated. Use matmul instead.", DeprecationWarning,
+                  stacklevel=2)
+    y, = BatchMatMul(transa=transa, transb=transb).apply((a, b))
     return y

@@ -1,45 +1,37 @@
-"""``sum`` and ``sum_to``: differentiable reductions by addition."""
+"""``sum`` and ``sum_to``: differentiable reductions by addition.
+
+Layer 5: imports the core, the shared math helpers, and (inside backward, to avoid an import
+cycle with broadcast.py) broadcast_to and reshape.
+"""
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math._common import check_axes, keepdims_shape, normalize_axis
 from chainer_compat.utils import type_check
 
 
-def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
-    if axis is None:
-        return None
-    if isinstance(axis, int):
-        return (axis,)
-    if isinstance(axis, tuple) and builtins.all(isinstance(a, int) for a in axis):
-        if len(set(axis)) != len(axis):
-            raise ValueError("duplicate value in axis: ({})".format(", ".join(map(str, axis))))
-        return axis
-    raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
-
-
 class Sum(FunctionNode):
-    """Sums over ``axis`` (all axes when None)."""
+    """Sums over ``axis`` (all axes when None).
+
+    Raises:
+        TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ValueError: If ``axis`` repeats an axis.
+    """
 
     keepdims = False
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
-        self.axis = _normalize_axis(axis)
+        self.axis = normalize_axis(axis)
         self.keepdims = keepdims
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
-        if self.axis is not None:
-            for axis in self.axis:
-                if axis >= 0:
-                    type_check.expect(axis < in_types[0].ndim)
-                else:
-                    type_check.expect(-axis - 1 < in_types[0].ndim)
+        check_axes(in_types[0], self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -52,20 +44,26 @@ class Sum(FunctionNode):
         from chainer_compat.functions.array.reshape import reshape
 
         gy, = grad_outputs
-        ndim = len(self._in_shape)
-        if not (ndim == 0 or self.axis is None or self.keepdims):
-            axes = sorted(a % ndim for a in self.axis)
-            shape = list(gy.shape)
-            for axis in axes:
-                shape.insert(axis, 1)
-            gy = reshape(gy, tuple(shape))
-        elif self.axis is None and not self.keepdims and ndim:
-            gy = reshape(gy, (1,) * ndim)
+        if not self.keepdims:
+            gy = reshape(gy, keepdims_shape(self._in_shape, self.axis))
         return broadcast_to(gy, self._in_shape),
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False) -> variable.Variable:
-    """Sums the elements of ``x`` over ``axis`` (all elements when None)."""
+    """Sums the elements of ``x`` over ``axis``.
+
+    Args:
+        x: Input Variable or array (float).
+        axis: None (all axes), an int, or a tuple of ints; negative axes count from the end.
+        keepdims: Keep the reduced axes with length one.
+
+    Returns:
+        The output Variable.
+
+    Raises:
+        TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ValueError: If ``axis`` repeats an axis.
+    """
     y, = Sum(axis, keepdims).apply((x,))
     return y
 
@@ -94,7 +92,15 @@ class SumTo(FunctionNode):
 
 
 def sum_to(x: Any, shape: Any) -> variable.Variable:
-    """Sums ``x`` down to ``shape`` (differentiable); ``x`` itself when it already has it."""
+    """Sums ``x`` down to ``shape``: the gradient of broadcasting ``shape`` to ``x.shape``.
+
+    Args:
+        x: Input Variable or array.
+        shape: The target shape; ``x.shape`` must broadcast from it.
+
+    Returns:
+        A Variable of ``shape`` (``x`` itself, as a Variable, when it already has it).
+    """
     shape = tuple(shape)
     if getattr(x, "shape", None) == shape:
         return variable.as_variable(x)

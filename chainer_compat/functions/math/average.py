@@ -1,0 +1,94 @@
+"""``average``: the differentiable (weighted) mean over some axes; ``F.mean`` is its alias.
+
+Layer 5: imports the core, the shared math helpers and the array functions it composes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.math import sum as _sum
+from chainer_compat.functions.math._common import check_axes, keepdims_shape, normalize_axis
+from chainer_compat.utils import type_check
+
+
+class Mean(FunctionNode):
+    """Mean over ``axis`` (all axes when None).
+
+    Raises:
+        TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ValueError: If ``axis`` repeats an axis.
+    """
+
+    def __init__(self, axis: Any, keepdims: bool) -> None:
+        self.axis = normalize_axis(axis)
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+        check_axes(in_types[0], self.axis)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self._in_shape = x.shape
+        if self.axis is None:
+            count = x.size
+        else:
+            count = utils.size_of_shape(tuple(x.shape[a] for a in self.axis))
+        # An empty reduction gives NaN forward (as NumPy's mean); its gradient is empty anyway.
+        self.multiplier = 1.0 / count if count else 0.0
+        return utils.force_array(x.mean(axis=self.axis, keepdims=self.keepdims)),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        gy = grad_outputs[0] * self.multiplier
+        if not self.keepdims:
+            gy = reshape(gy, keepdims_shape(self._in_shape, self.axis))
+        return broadcast_to(gy, self._in_shape),
+
+
+def _mean(x: Any, axis: Any, keepdims: bool = False) -> variable.Variable:
+    y, = Mean(axis, keepdims).apply((x,))
+    return y
+
+
+def average(x: Any, axis: Any = None, weights: Any = None,
+            keepdims: bool = False) -> variable.Variable:
+    """Weighted average of the elements of ``x`` over ``axis``.
+
+    Args:
+        x: Input Variable or array (float).
+        axis: None (all axes), an int, or a tuple of ints (a tuple only without weights).
+        weights: None (every weight one), or a Variable or array of weights: of ``x``'s shape
+            when ``axis`` is None, of shape ``(x.shape[axis],)`` when ``axis`` is an int.
+        keepdims: Keep the reduced axes with length one.
+
+    Returns:
+        The output Variable.
+
+    Raises:
+        TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ValueError: If ``axis`` repeats an axis, or is a tuple of several axes while
+            ``weights`` is given.
+    """
+    if weights is None:
+        return _mean(x, axis, keepdims)
+    x = variable.as_variable(x)
+    axes = normalize_axis(axis)
+    if axes is not None:
+        axes = tuple(sorted(a + x.ndim if a < 0 else a for a in axes))
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"duplicate value in 'axis': {axis!r}")
+        if len(axes) > 1:
+            # compat: Chainer's wording.
+            raise ValueError("tuple axis is not supported when weights is given")
+    divider = _sum.sum(weights)
+    if axes is not None:
+        weight_shape = tuple(size if i in axes else 1 for i, size in enumerate(x.shape))
+        weights = broadcast_to(reshape(weights, weight_shape), x.shape)
+    total = _sum.sum(x * weights, axes, keepdims)
+    return total / broadcast_to(divider, total.shape)

@@ -1,0 +1,31 @@
+"""cumsum: values along each axis and flattened, gradients, argument errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat.functions.math.cumsum import Cumsum, cumsum
+from chainer_compat.utils import type_check
+
+FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@pytest.mark.parametrize("shape, axis", [((4,), 0), ((2, 3, 4), 0), ((2, 3, 4), 1),
+                                         ((2, 3, 4), -1), ((2, 3), None), ((), None)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_values_and_gradients_match_numpy(shape, axis, dtype, uniform, check_function):
+    check_function(lambda x: cumsum(x, axis=axis), (uniform(shape, dtype),),
+                   lambda x: numpy.cumsum(x, axis=axis))
+
+
+def test_argument_and_type_errors():
+    x = numpy.zeros((2, 3), numpy.float32)
+    with pytest.raises(type_check.InvalidType, match=r"Cumsum \(Forward\)"):
+        cumsum(x, axis=2)
+    with pytest.raises(type_check.InvalidType):
+        cumsum(x, axis=-3)
+    with pytest.raises(TypeError, match="axis must be int or None"):
+        Cumsum(axis=(0,))
+    with pytest.raises(type_check.InvalidType, match=r"x\.dtype\.kind"):
+        cumsum(numpy.arange(3))

@@ -1,0 +1,61 @@
+"""maximum and minimum: values, broadcasting, gradients, tie rule, type errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import Variable
+from chainer_compat.functions.math.maximum import Maximum, maximum
+from chainer_compat.functions.math.minimum import Minimum, minimum
+from chainer_compat.utils import type_check
+
+FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+SHAPES = [((3, 2), (3, 2)), ((3, 2), (2,)), ((3, 1), (1, 2)), ((), (2,))]
+CASES = {"maximum": (maximum, numpy.maximum), "minimum": (minimum, numpy.minimum)}
+
+
+def _apart(shapes, dtype, xp):
+    """Two random inputs whose broadcast elements differ by at least 0.1 (no near ties)."""
+    while True:
+        x1 = numpy.random.uniform(-1, 1, shapes[0])
+        x2 = numpy.random.uniform(-1, 1, shapes[1])
+        if numpy.abs(x1 - x2).min() > 0.1:
+            return xp.asarray(x1.astype(dtype)), xp.asarray(x2.astype(dtype))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("shapes", SHAPES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_values_and_gradients_match_numpy(name, shapes, dtype, xp, check_function):
+    func, reference = CASES[name]
+    check_function(func, _apart(shapes, dtype, xp), reference)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tie_sends_the_whole_gradient_to_the_first_input(name):
+    func = CASES[name][0]
+    x1 = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    x2 = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    y = func(x1, x2)
+    y.grad = numpy.array([3.0, 4.0], numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x1.grad, [3.0, 4.0])
+    numpy.testing.assert_array_equal(x2.grad, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("cls", [Maximum, Minimum])
+def test_mixed_dtypes_are_rejected(cls):
+    x1 = numpy.zeros(3, numpy.float32)
+    x2 = numpy.zeros(3, numpy.float64)
+    with pytest.raises(type_check.InvalidType, match=rf"{cls.__name__} \(Forward\)[\s\S]*x2"):
+        cls().apply((x1, x2))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_integer_inputs_and_bad_shapes_are_rejected(name):
+    func = CASES[name][0]
+    with pytest.raises(type_check.InvalidType, match=r"x1\.dtype\.kind"):
+        func(numpy.arange(3), numpy.arange(3))
+    with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
+        func(numpy.zeros(3, numpy.float32), numpy.zeros(4, numpy.float32))

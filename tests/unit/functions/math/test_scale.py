@@ -1,0 +1,30 @@
+"""scale: Caffe-style broadcast multiplication: values, gradients, shape errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat.functions.math.scale import scale
+
+FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+CASES = [((2, 3, 4), (3,), 1), ((2, 3, 4, 2), (3, 4), 1), ((2, 3, 4), (2, 3), 0),
+         ((2, 3, 4), (4,), 2)]
+
+
+def _aligned(y, x_shape, axis):
+    return y.reshape((1,) * axis + y.shape + (1,) * (len(x_shape) - axis - y.ndim))
+
+
+@pytest.mark.parametrize("x_shape, y_shape, axis", CASES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_values_and_gradients_match_numpy(x_shape, y_shape, axis, dtype, uniform,
+                                          check_function):
+    check_function(lambda x, y: scale(x, y, axis),
+                   (uniform(x_shape, dtype), uniform(y_shape, dtype)),
+                   lambda x, y: x * _aligned(y, x_shape, axis))
+
+
+def test_shape_mismatch_is_rejected():
+    with pytest.raises(ValueError, match=r"scale: y's shape must equal x's shape from axis 2"):
+        scale(numpy.zeros((2, 3, 4), numpy.float32), numpy.zeros(3, numpy.float32), axis=2)

@@ -115,7 +115,10 @@ class FunctionNode:
         if self._retained_output_data is None:
             raise RuntimeError(
                 "retained output data is gone: call retain_outputs() in forward to keep it")
-        out_data: list[Any] = [None] * (self._output_count or 0)
+        count = self._output_count
+        if count is None:
+            count = 0 if self.outputs is None else len(self.outputs)
+        out_data: list[Any] = [None] * count
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
             out_data[index] = data
         return tuple(out_data)
@@ -149,30 +152,32 @@ class FunctionNode:
                 return a tuple of arrays of the inputs' backend.
             chainer_compat.utils.type_check.InvalidType: When ``check_type_forward`` fails.
         """
-        # 1. Normalize the inputs: Variables, their arrays, whether any wants a gradient.
-        variables = []
+        # 1. Normalize the inputs: their arrays and nodes, whether any wants a gradient.
+        config = _config
         arrays = []
+        input_nodes = []
         requires_grad = False
         on_numpy = True
         for x in inputs:
-            if not isinstance(x, Variable):
+            if type(x) is not Variable and not isinstance(x, Variable):
                 x = _wrap_input(x, self)
-            elif x._node._requires_grad:
+            node = x._node
+            if node._requires_grad:
                 requires_grad = True
             array = x._array
             if type(array) is not _ndarray:
                 on_numpy = False
-            variables.append(x)
             arrays.append(array)
+            input_nodes.append(node)
         in_data = tuple(arrays)
         if not on_numpy:
             on_numpy = self._check_input_arrays(in_data)
-        debug = _config.debug
+        debug = config.debug
         if debug:
             self.stack = traceback.extract_stack()
 
         # 2. Type-check, only for functions that define a check.
-        if type(self).check_type_forward is not _base_check_type_forward and _config.type_check:
+        if type(self).check_type_forward is not _base_check_type_forward and config.type_check:
             self._check_data_type_forward(in_data)
 
         # 3. Pre-hooks, global then local.
@@ -210,7 +215,6 @@ class FunctionNode:
             self._check_nan_in_outputs(outputs)
 
         # 7. Wrap the outputs (_new_variable inlined: this is the hottest loop of the package).
-        self._output_count = len(outputs)
         ret = []
         for y in outputs:
             out = _new(Variable)
@@ -233,14 +237,11 @@ class FunctionNode:
         ret = tuple(ret)
 
         # 8. Connect the graph and retain what backward asked for.
-        if _config.enable_backprop:
+        if config.enable_backprop:
             rank = 0
-            input_nodes = []
-            for x in variables:
-                node = x._node
+            for node in input_nodes:
                 if node.rank > rank:
                     rank = node.rank
-                input_nodes.append(node)
             self.rank = rank
             self.inputs = tuple(input_nodes)
             output_refs = []
@@ -255,7 +256,7 @@ class FunctionNode:
                 self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:
                 self._retain_outputs_now(ret, outputs)
-            if _config.lazy_grad_sum:
+            if config.lazy_grad_sum:
                 self.lazy_grad_sum = True
         return ret
 
@@ -343,6 +344,7 @@ class FunctionNode:
                     f"retain_outputs index of {self.label} must be in range({count}), got {index}")
             ret[index]._node._data = outputs[index]
         self._output_indexes_to_retain = indexes
+        self._output_count = count
         self._retained_output_data = tuple([outputs[i] for i in indexes])
         _saved_arrays.on_retain(self, [ret[i]._node for i in indexes])
 

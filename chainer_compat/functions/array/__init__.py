@@ -1,0 +1,1 @@
+"""Array manipulation functions (``reshape``, ``concat``, ``get_item``, ...), as in Chainer."""

@@ -1,4 +1,8 @@
-"""``broadcast_to`` and ``broadcast``: differentiable NumPy broadcasting."""
+"""``broadcast_to`` and ``broadcast``: differentiable NumPy broadcasting.
+
+Layer 5: imports backend, variable, function_node and utils.type_check; ``sum_to`` (in
+functions/math/sum.py, which imports this module) is imported where backward runs.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,20 @@ class BroadcastTo(FunctionNode):
         type_check._argname(in_types, ("x",))
         ndim = type_check.make_variable(len(self._shape), "len(shape)")
         type_check.expect(in_types[0].ndim <= ndim)
+        shape = type_check.eval(in_types[0].shape)
+        # Compare trailing dimensions first, as broadcasting aligns shapes on the right.
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] == self._shape[i] or shape[i] == 1:
+                continue
+            expect = f"x.shape[{i}] == {self._shape[i]}"
+            if self._shape[i] != 1:
+                expect += f" or x.shape[{i}] == 1"
+            raise type_check.InvalidType(expect, f"x.shape: {shape}")
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        if len(in_data) == 1 and in_data[0].shape == self._shape:
+            return
+        super()._check_data_type_forward(in_data)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -27,15 +45,28 @@ class BroadcastTo(FunctionNode):
         return xp.broadcast_to(x, self._shape),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.math.sum import sum_to  # sibling module, no cycle at load
+        from chainer_compat.functions.math.sum import sum_to  # sum.py imports this module
 
-        gy, = grad_outputs
-        return sum_to(gy, self._in_shape),
+        return sum_to(grad_outputs[0], self._in_shape),
 
 
 def broadcast_to(x: Any, shape: Any) -> variable.Variable:
-    """Broadcasts ``x`` to ``shape`` (differentiable)."""
-    shape = tuple(shape)
+    """Broadcasts ``x`` to ``shape``.
+
+    When ``x`` already has that shape it is returned as a Variable without a new node.
+
+    Args:
+        x: Input Variable or array.
+        shape: The target shape (an int is read as a 1-D shape).
+
+    Returns:
+        A Variable holding a read-only broadcast view of ``x``'s array.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: If ``x`` cannot be broadcast to
+            ``shape``.
+    """
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if getattr(x, "shape", None) == shape:
         return variable.as_variable(x)
     y, = BroadcastTo(shape).apply((x,))
@@ -43,10 +74,11 @@ def broadcast_to(x: Any, shape: Any) -> variable.Variable:
 
 
 class Broadcast(FunctionNode):
-    """Broadcasts all inputs against each other."""
+    """Broadcasts all its inputs against each other."""
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check.expect(in_types.size() > 0)
+        type_check.expect_broadcast_shapes(*[in_type.shape for in_type in in_types])
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self._in_shapes = [x.shape for x in inputs]
@@ -56,14 +88,27 @@ class Broadcast(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         from chainer_compat.functions.math.sum import sum_to  # see BroadcastTo.backward
 
-        return tuple([None if grad_outputs[i] is None else sum_to(grad_outputs[i],
-                                                                  self._in_shapes[i])
-                      for i in indexes])
+        grads: list[Any] = []
+        for index in indexes:
+            grad = grad_outputs[index]
+            grads.append(None if grad is None else sum_to(grad, self._in_shapes[index]))
+        return tuple(grads)
 
 
 def broadcast(*args: Any) -> Any:
-    """Broadcasts the inputs to a common shape; one Variable for one input, else a tuple."""
-    if len(args) == 0:
-        raise ValueError("broadcast must get at least one input, got none")
-    outputs = Broadcast().apply(args)
-    return outputs[0] if len(outputs) == 1 else outputs
+    """Broadcasts the inputs to one common shape.
+
+    Args:
+        *args: Input Variables or arrays.
+
+    Returns:
+        One Variable for one input (the input itself, as a Variable), else a tuple of
+        Variables, one per input.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: If there is no input or the shapes do
+            not broadcast together.
+    """
+    if len(args) == 1:
+        return variable.as_variable(args[0])
+    return Broadcast().apply(args)

@@ -1,4 +1,7 @@
-"""``get_item``: differentiable indexing (basic and advanced)."""
+"""``get_item``: differentiable indexing, basic and advanced (``x[slices]``).
+
+Layer 5: imports backend, configuration, utils, variable and function_node.
+"""
 
 from __future__ import annotations
 
@@ -6,41 +9,86 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, variable
+from chainer_compat import backend, utils, variable
+from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
 
 
-def _normalize_slices(slices: Any) -> Any:
-    if isinstance(slices, list):
-        slices = numpy.asarray(slices)
+def _normalize_slices(slices: Any) -> tuple[Any, ...]:
+    """Returns ``slices`` as the tuple NumPy indexes with, Variables replaced by their arrays."""
     if isinstance(slices, variable.Variable):
         slices = slices.array
-    if isinstance(slices, tuple):
-        return tuple(s.array if isinstance(s, variable.Variable) else s for s in slices)
-    return slices
+    if isinstance(slices, list):
+        # compat: a list of ints is one integer index array; any other list is a tuple of
+        # indices, as older NumPy read it.
+        if all(isinstance(s, int) for s in slices):
+            slices = (slices,)
+        slices = tuple(slices)
+    elif not isinstance(slices, tuple):
+        slices = (slices,)
+    return tuple(s.array if isinstance(s, variable.Variable) else s for s in slices)
+
+
+def _indexed_ndim(slices: tuple[Any, ...]) -> int:
+    """Number of input axes that ``slices`` consumes (None and Ellipsis consume none)."""
+    count = 0
+    for s in slices:
+        if s is None or s is Ellipsis:
+            continue
+        dtype = getattr(s, "dtype", None)
+        count += s.ndim if dtype is not None and dtype.kind == "b" else 1
+    return count
+
+
+def _integer_indices(slices: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Replaces boolean masks by the integer index arrays they select (for scatter-add)."""
+    result: list[Any] = []
+    for s in slices:
+        dtype = getattr(s, "dtype", None)
+        if dtype is not None and dtype.kind == "b" and getattr(s, "ndim", 0) > 0:
+            result.extend(s.nonzero())
+        else:
+            result.append(s)
+    return tuple(result)
+
+
+def _check_ellipses(slices: tuple[Any, ...]) -> None:
+    if sum(1 for s in slices if s is Ellipsis) > 1:
+        raise ValueError("Only one Ellipsis is allowed")
 
 
 class GetItem(FunctionNode):
-    """``x[slices]``; backward scatters the gradient into zeros."""
+    """``x[slices]``; backward scatters the gradient into zeros.
+
+    Raises:
+        ValueError: In debug mode, if ``slices`` holds more than one Ellipsis.
+    """
 
     def __init__(self, slices: Any) -> None:
         self.slices = _normalize_slices(slices)
+        self._consumed = _indexed_ndim(self.slices)
+        if config.debug:
+            _check_ellipses(self.slices)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
+        consumed = type_check.make_variable(self._consumed, "len(slices)")
+        type_check.expect(in_types[0].ndim >= consumed)
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        # Indexing runs on every Variable.__getitem__: check the common case cheaply.
+        if len(in_data) == 1 and in_data[0].ndim >= self._consumed:
+            return
+        super()._check_data_type_forward(in_data)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
-        self._in_dtype = x.dtype
-        xp = backend.get_array_module(x)
-        return xp.asarray(x[self.slices]),
+        return utils.force_array(x[self.slices]),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        gy, = grad_outputs
-        y, = GetItemGrad(self.slices, self._in_shape).apply((gy,))
-        return y,
+        return GetItemGrad(self.slices, self._in_shape).apply(grad_outputs)
 
 
 class GetItemGrad(FunctionNode):
@@ -55,19 +103,33 @@ class GetItemGrad(FunctionNode):
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, gy.dtype)
         if xp is numpy:
+            # add.at sums repeated indices where plain assignment would keep only one.
             numpy.add.at(gx, self.slices, gy)
         else:
             import cupyx  # CuPy's scatter-add; present whenever cupy is
 
-            cupyx.scatter_add(gx, self.slices, gy)
+            cupyx.scatter_add(gx, _integer_indices(self.slices), gy)
         return gx,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        ggx, = grad_outputs
-        return get_item(ggx, self.slices),
+        return GetItem(self.slices).apply(grad_outputs)
 
 
 def get_item(x: Any, slices: Any) -> variable.Variable:
-    """Returns ``x[slices]`` (differentiable; integers, slices, None, Ellipsis, arrays)."""
+    """Returns ``x[slices]``, differentiably.
+
+    Args:
+        x: Input Variable or array.
+        slices: An int, slice, Ellipsis, None, integer or boolean array (or list, or
+            Variable), or a tuple of them, as NumPy indexing takes.
+
+    Returns:
+        A Variable holding the selected elements (a view of ``x``'s array for basic
+        indexing, as in NumPy).
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: If ``slices`` indexes more axes than
+            ``x`` has.
+    """
     y, = GetItem(slices).apply((x,))
     return y

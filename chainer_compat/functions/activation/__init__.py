@@ -1,0 +1,1 @@
+"""Activation functions (``relu``, ``sigmoid``, ``softmax``, ...), one module each as in Chainer."""

@@ -1,0 +1,70 @@
+"""``relu``: the rectified linear unit, ``max(0, x)``.
+
+Layer 5: imports backend, utils and function_node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.activation._common import FloatActivation
+
+_ndarray = numpy.ndarray
+
+
+class ReLU(FloatActivation):
+    """Rectified linear unit; keeps only its output for backward."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_outputs((0,))
+        if type(x) is _ndarray:
+            y = numpy.maximum(x, 0)
+            if type(y) is _ndarray:
+                return y,
+            return numpy.asarray(y),
+        return utils.force_array(backend.get_array_module(x).maximum(x, 0)),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        y, = self.get_retained_outputs()
+        return ReLUGrad2().apply((y, grad_outputs[0]))
+
+
+class ReLUGrad2(FunctionNode):
+    """Gradient of ReLU from its output ``y``: ``gy`` where ``y > 0``, else zero."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        y, gy = inputs
+        return utils.force_array(gy * (y > 0), gy.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        # The mask is piecewise constant in y: y gets no gradient, gy gets the masked one.
+        y = self.get_retained_inputs()[0]
+        grads: list[Any] = []
+        for index in indexes:
+            if index == 0:
+                grads.append(None)
+            else:
+                grads.append(ReLUGrad2().apply((y, grad_outputs[0]))[0])
+        return tuple(grads)
+
+
+def relu(x: Any) -> variable.Variable:
+    """Rectified linear unit: ``max(0, x)`` elementwise.
+
+    Args:
+        x: Input Variable or array of floats.
+
+    Returns:
+        A Variable of ``x``'s shape and dtype.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not a float array.
+    """
+    y, = ReLU().apply((x,))
+    return y

@@ -1,0 +1,85 @@
+"""``softplus``: the smooth ReLU ``log(1 + e**(beta * x)) / beta``.
+
+Layer 5: imports backend, utils, function_node and the ``sigmoid`` function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.functions.activation.sigmoid import sigmoid
+from chainer_compat.utils import type_check
+
+
+def _logistic(x: Any) -> Any:
+    """The logistic function of an array through tanh, which never overflows."""
+    xp = backend.get_array_module(x)
+    half = x.dtype.type(0.5)
+    return xp.tanh(x * half) * half + half
+
+
+class Softplus(FloatActivation):
+    """Softplus with sharpness ``beta``."""
+
+    def __init__(self, beta: float = 1.0) -> None:
+        self.beta = float(beta)
+        self.beta_inv = float(1.0 / beta)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_inputs((0,))
+        xp = backend.get_array_module(x)
+        scaled = x * x.dtype.type(self.beta)
+        # max(t, 0) + log1p(exp(-|t|)) equals log(1 + exp(t)) and never overflows.
+        y = (xp.maximum(scaled, 0) + xp.log1p(xp.exp(-xp.abs(scaled)))) * \
+            x.dtype.type(self.beta_inv)
+        return utils.force_array(y, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        return SoftplusGrad(self.beta).apply((x, grad_outputs[0]))
+
+
+class SoftplusGrad(FunctionNode):
+    """Gradient of Softplus: ``gy * sigmoid(beta * x)``."""
+
+    def __init__(self, beta: float) -> None:
+        self.beta = beta
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x", "gy"))
+        type_check.expect(in_types[0].dtype.kind == "f", in_types[1].dtype.kind == "f")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        return utils.force_array(gy * _logistic(x * x.dtype.type(self.beta)), gy.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        grads: list[Any] = []
+        for index in indexes:
+            if index == 0:
+                slope = sigmoid(x * self.beta)
+                grads.append(ggx * gy * slope * (1 - slope) * self.beta)
+            else:
+                grads.append(SoftplusGrad(self.beta).apply((x, ggx))[0])
+        return tuple(grads)
+
+
+def softplus(x: Any, beta: float = 1.0) -> variable.Variable:
+    """Elementwise softplus, ``log(1 + exp(beta * x)) / beta``.
+
+    Args:
+        x: Input Variable or array of floats.
+        beta: Sharpness; larger values bring the curve closer to ReLU.
+
+    Returns:
+        A Variable of ``x``'s shape and dtype.
+    """
+    y, = Softplus(beta=beta).apply((x,))
+    return y

@@ -1,0 +1,128 @@
+"""``swish``: ``x * sigmoid(beta * x)`` with a parameter ``beta`` shared across the batch.
+
+Layer 5: imports backend, utils, function_node and the ``sigmoid``/``sum``/``reshape``/
+``broadcast_to`` functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.activation._common import extended_shape, reduction_axes
+from chainer_compat.functions.activation.sigmoid import sigmoid
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.utils import type_check
+
+
+def _logistic(x: Any) -> Any:
+    xp = backend.get_array_module(x)
+    half = x.dtype.type(0.5)
+    return xp.tanh(x * half) * half + half
+
+
+class Swish(FunctionNode):
+    """Swish of ``x`` with ``beta`` lined up with axes 1.. of ``x``."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x", "beta"))
+        x_type, beta_type = in_types
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            beta_type.dtype == x_type.dtype,
+            beta_type.ndim <= x_type.ndim - 1,
+        )
+        type_check.expect(
+            beta_type.shape == x_type.shape[1:1 + type_check.eval(beta_type.ndim)])
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, beta = inputs
+        beta = beta.reshape(extended_shape(beta.shape, x.ndim))
+        return utils.force_array(x * _logistic(beta * x), x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, beta = self.get_retained_inputs()
+        shape = extended_shape(beta.shape, x.ndim)
+        axes = reduction_axes(beta.ndim, x.ndim)
+        return SwishGrad(shape, axes).apply((x, beta, grad_outputs[0]))
+
+
+class SwishGrad(FunctionNode):
+    """Gradients of Swish with respect to ``x`` and ``beta``, from ``(x, beta, gy)``."""
+
+    def __init__(self, extended_shape: tuple[int, ...], reduction_axes: tuple[int, ...]) -> None:
+        self.extended_shape = extended_shape
+        self.reduction_axes = reduction_axes
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x, beta, gy = inputs
+        beta = beta.reshape(self.extended_shape)
+        one = x.dtype.type(1)
+        slope = _logistic(beta * x)
+        y = x * slope
+        beta_y = beta * y
+        gx = gy * (beta_y + slope * (one - beta_y))
+        gbeta = (gy * y * (x - y)).sum(axis=self.reduction_axes)
+        return utils.force_array(gx, x.dtype), utils.force_array(gbeta, x.dtype)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        # With u = beta * x and s = sigmoid(u): gx = gy * (s + u s'), gbeta = sum(gy x^2 s'),
+        # where s' = s (1 - s) and s'' = s' (1 - 2 s). Differentiating those once more:
+        x, beta, gy = self.get_retained_inputs()
+        ggx, ggbeta = grad_outputs
+        beta_full = broadcast_to(reshape(beta, self.extended_shape), x.shape)
+        ggbeta_full = (None if ggbeta is None
+                       else broadcast_to(reshape(ggbeta, self.extended_shape), x.shape))
+        u = beta_full * x
+        s = sigmoid(u)
+        ds = s * (1 - s)
+        dds = ds * (1 - 2 * s)
+        common = 2 * ds + u * dds  # d(s + u s')/du
+        grads: list[Any] = []
+        for index in indexes:
+            terms = []
+            if index == 0:
+                if ggx is not None:
+                    terms.append(ggx * gy * beta_full * common)
+                if ggbeta_full is not None:
+                    terms.append(ggbeta_full * gy * x * common)
+            elif index == 1:
+                if ggx is not None:
+                    terms.append(ggx * gy * x * common)
+                if ggbeta_full is not None:
+                    terms.append(ggbeta_full * gy * x * x * x * dds)
+            else:
+                if ggx is not None:
+                    terms.append(ggx * (s + u * ds))
+                if ggbeta_full is not None:
+                    terms.append(ggbeta_full * x * x * ds)
+            grad = None
+            for term in terms:
+                grad = term if grad is None else grad + term
+            if index == 1 and grad is not None:
+                grad = _sum(grad, axis=self.reduction_axes)
+            grads.append(grad)
+        return tuple(grads)
+
+
+def swish(x: Any, beta: Any) -> variable.Variable:
+    """Swish activation: ``x * sigmoid(beta * x)``.
+
+    ``beta`` of shape ``(s_1, ..., s_M)`` is reshaped to ``(1, s_1, ..., s_M, 1, ..., 1)`` and
+    multiplied with ``x`` of shape ``(B, s_1, ..., s_N)`` elementwise. Use
+    ``chainer.links.Swish`` to train ``beta``.
+
+    Args:
+        x: Input Variable or array of floats; axis 0 is the batch.
+        beta: Parameter Variable or array with ``x``'s dtype and shape ``x.shape[1:1 + M]``.
+
+    Returns:
+        A Variable of ``x``'s shape and dtype.
+    """
+    y, = Swish().apply((x, beta))
+    return y

@@ -1,0 +1,64 @@
+"""``tanh``: the elementwise hyperbolic tangent.
+
+Layer 5: imports backend, utils and function_node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.activation._common import FloatActivation
+
+_ndarray = numpy.ndarray
+
+
+class Tanh(FloatActivation):
+    """Hyperbolic tangent; keeps only its output for backward."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_outputs((0,))
+        xp = numpy if type(x) is _ndarray else backend.get_array_module(x)
+        return utils.force_array(xp.tanh(x)),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        y, = self.get_retained_outputs()
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """Gradient of Tanh from its output: ``gy * (1 - y * y)``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        one = y.dtype.type(1)
+        return utils.force_array(gy * (one - y * y), gy.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        grads: list[Any] = []
+        for index in indexes:
+            if index == 0:
+                grads.append(ggx * gy * y * -2)
+            else:
+                grads.append(ggx * (1 - y * y))
+        return tuple(grads)
+
+
+def tanh(x: Any) -> variable.Variable:
+    """Elementwise hyperbolic tangent.
+
+    Args:
+        x: Input Variable or array of floats.
+
+    Returns:
+        A Variable of ``x``'s shape and dtype.
+    """
+    y, = Tanh().apply((x,))
+    return y

@@ -1,0 +1,45 @@
+"""Small checks shared by the array functions: integer tests and axis type checks.
+
+Layer 5: imports only numpy and utils.type_check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat.utils import type_check
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is a Python or NumPy integer (and not a bool)."""
+    return isinstance(value, (int, numpy.integer)) and not isinstance(value, (bool, numpy.bool_))
+
+
+def require_int(value: Any, name: str) -> int:
+    """Returns ``value`` as an int.
+
+    Raises:
+        TypeError: If ``value`` is not an integer.
+    """
+    if not is_int(value):
+        raise TypeError(f"{name} must be int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def check_axis(in_type: Any, axis: int) -> None:
+    """Type-checks that ``axis`` (negative ones too) names an axis of ``in_type``."""
+    if axis >= 0:
+        type_check.expect(in_type.ndim > axis)
+    else:
+        type_check.expect(in_type.ndim >= -axis)
+
+
+def check_insert_axis(in_type: Any, axis: int) -> None:
+    """Type-checks that ``axis`` is a valid position for a new axis of an ``in_type`` array."""
+    if axis >= 0:
+        type_check.expect(in_type.ndim >= axis)
+    else:
+        type_check.expect(in_type.ndim >= -axis - 1)
+

@@ -1,0 +1,109 @@
+"""``split_axis``: splits an array into pieces along an axis.
+
+Layer 5: imports backend, configuration, function_node, utils.type_check and the
+``concat`` function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from chainer_compat import backend
+from chainer_compat.configuration import config
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array._common import is_int
+from chainer_compat.functions.array.concat import concat
+from chainer_compat.utils import type_check
+
+
+class SplitAxis(FunctionNode):
+    """Splits its input along ``axis`` into sections or at indices.
+
+    Args:
+        indices_or_sections: An int N (N equal pieces) or a sorted sequence of indices.
+        axis: The axis to split along.
+
+    Raises:
+        TypeError: If ``indices_or_sections`` is neither an int nor a sequence.
+        ValueError: If the number of sections is not positive, or (in debug mode) if the
+            indices are not sorted.
+    """
+
+    def __init__(self, indices_or_sections: Any, axis: int) -> None:
+        if is_int(indices_or_sections):
+            self.sections: int | None = int(indices_or_sections)
+            self.indices: tuple[int, ...] | None = None
+            if self.sections <= 0:
+                raise ValueError(
+                    f"indices_or_sections must be a positive number of sections, got "
+                    f"{self.sections}")
+        elif isinstance(indices_or_sections, Iterable):
+            self.sections = None
+            self.indices = tuple(int(index) for index in indices_or_sections)
+            if config.debug:
+                for before, after in zip(self.indices, self.indices[1:]):
+                    if before > after:
+                        raise ValueError(
+                            f"indices_or_sections must be sorted, got {self.indices}")
+        else:
+            raise TypeError(
+                f"indices_or_sections must be integer or 1-D array, got "
+                f"{type(indices_or_sections).__name__}")
+        self.axis = axis
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].ndim > self.axis)
+        type_check.expect(in_types[0].ndim >= -self.axis)
+        if self.indices is not None:
+            if self.indices:
+                max_index = type_check.make_variable(self.indices[-1], "max_index")
+                type_check.expect(in_types[0].shape[self.axis] >= max_index)
+        else:
+            sections = type_check.make_variable(self.sections, "sections")
+            type_check.expect(in_types[0].shape[self.axis] % sections == 0)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        xp = backend.get_array_module(x)
+        split_at = self.sections if self.indices is None else list(self.indices)
+        outputs = tuple(xp.split(x, split_at, self.axis))
+        self._out_shapes = [y.shape for y in outputs]
+        return outputs
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        if len(grad_outputs) == 1:
+            return grad_outputs
+        # Outputs that got no gradient contribute zeros to the joined gradient.
+        known = next(grad for grad in grad_outputs if grad is not None)
+        xp = backend.get_array_module(known.array)
+        pieces = [xp.zeros(shape, known.dtype) if grad is None else grad
+                  for grad, shape in zip(grad_outputs, self._out_shapes)]
+        return concat(pieces, self.axis),
+
+
+def split_axis(x: Any, indices_or_sections: Any, axis: int,
+               force_tuple: bool = True) -> Any:
+    """Splits ``x`` along ``axis``.
+
+    Args:
+        x: Input Variable or array.
+        indices_or_sections: An int N to cut ``x`` into N equal pieces, or a sorted
+            sequence of indices to cut at (as ``numpy.split`` takes).
+        axis: The axis to split along.
+        force_tuple: If True (the default) the result is always a tuple; if False a single
+            piece is returned as a Variable.
+
+    Returns:
+        A tuple of Variables, or one Variable (see ``force_tuple``).
+
+    Raises:
+        TypeError: If ``indices_or_sections`` is neither an int nor a sequence.
+        chainer_compat.utils.type_check.InvalidType: If ``axis`` is out of range, an index
+            exceeds the axis length, or N does not divide it.
+    """
+    outputs = SplitAxis(indices_or_sections, axis).apply((x,))
+    if force_tuple or len(outputs) != 1:
+        return outputs
+    return outputs[0]

@@ -1,0 +1,36 @@
+"""softplus: values for several betas, gradients, stability, type errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat.functions.activation.softplus import Softplus, softplus
+from chainer_compat.utils import type_check
+
+FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.5, 0.5])
+@pytest.mark.parametrize("shape", [(), (3, 2)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_values_and_gradients_match_numpy(beta, shape, dtype, uniform, check_function):
+    x = uniform(shape, dtype, low=-2.0, high=2.0)
+    check_function(lambda x: softplus(x, beta), (x,),
+                   lambda x: numpy.log1p(numpy.exp(beta * x)) / beta)
+
+
+def test_large_inputs_do_not_overflow():
+    with numpy.errstate(over="raise"):
+        y = softplus(numpy.array([-1000.0, 1000.0], numpy.float32))
+    numpy.testing.assert_allclose(y.array, [0.0, 1000.0])
+
+
+def test_beta_and_its_inverse_are_stored_as_floats():
+    f = Softplus(beta=4)
+    assert (f.beta, f.beta_inv) == (4.0, 0.25)
+
+
+def test_integer_input_is_rejected():
+    with pytest.raises(type_check.InvalidType, match=r"Softplus \(Forward\)[\s\S]*x\.dtype"):
+        softplus(numpy.arange(3))

@@ -1,0 +1,67 @@
+"""expand_dims, squeeze and flatten: values, gradients, axis checks."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat.functions.array.expand_dims import expand_dims
+from chainer_compat.functions.array.flatten import flatten
+from chainer_compat.functions.array.squeeze import squeeze
+from chainer_compat.utils import type_check
+
+FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+@pytest.mark.parametrize("shape, axis", [((2, 3), 0), ((2, 3), 2), ((2, 3), -1), ((2, 3), -3),
+                                         ((), 0)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_expand_dims_values_and_gradients(shape, axis, dtype, uniform, check_function):
+    x = uniform(shape, dtype)
+    check_function(lambda x: expand_dims(x, axis), (x,), lambda x: numpy.expand_dims(x, axis))
+
+
+@pytest.mark.parametrize("shape, axis", [((1, 3, 1), None), ((1, 3, 1), 0), ((1, 3, 1), (0, 2)),
+                                         ((1, 3, 1), -1), ((1,), None), ((2, 3), None)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_squeeze_values_and_gradients(shape, axis, dtype, uniform, check_function):
+    x = uniform(shape, dtype)
+    check_function(lambda x: squeeze(x, axis), (x,), lambda x: numpy.squeeze(x, axis))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (), (2, 1, 4)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_flatten_values_and_gradients(shape, dtype, uniform, check_function):
+    x = uniform(shape, dtype)
+    check_function(flatten, (x,), lambda x: x.ravel())
+
+
+def test_flatten_of_non_contiguous_input_is_c_ordered():
+    x = numpy.arange(6.0).reshape(2, 3).T
+    numpy.testing.assert_array_equal(flatten(x).array, x.ravel())
+
+
+@pytest.mark.parametrize("axis", [3, -4])
+def test_expand_dims_axis_out_of_range_is_rejected(axis):
+    with pytest.raises(type_check.InvalidType, match=r"ExpandDims \(Forward\)[\s\S]*ndim"):
+        expand_dims(numpy.ones((2, 3)), axis)
+
+
+def test_expand_dims_non_integer_axis_is_rejected():
+    with pytest.raises(TypeError, match="axis must be int"):
+        expand_dims(numpy.ones((2, 3)), 1.0)
+
+
+def test_squeeze_of_a_long_axis_is_rejected():
+    with pytest.raises(ValueError, match="length one"):
+        squeeze(numpy.ones((2, 3)), 0)
+
+
+def test_squeeze_axis_out_of_range_is_rejected():
+    with pytest.raises(type_check.InvalidType, match=r"Squeeze \(Forward\)[\s\S]*ndim"):
+        squeeze(numpy.ones((1, 3)), 2)
+
+
+def test_squeeze_bad_axis_type_is_rejected():
+    with pytest.raises(TypeError, match="axis must be None, int or tuple of ints"):
+        squeeze(numpy.ones((1, 3)), [0])

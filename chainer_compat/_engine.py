@@ -14,7 +14,6 @@ import numpy
 
 from chainer_compat import backend, variable as _variable_module
 from chainer_compat.configuration import config as _config, using_config
-from chainer_compat.function_hook import _state as _hook_state
 from chainer_compat.function_node import FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type
@@ -76,6 +75,7 @@ class _Run:
         pending = self.pending
         targets = self.targets
         plain = self.captured is None and not self.retain_grad and not self.debug
+        hooks = _config._fast.hooks  # mutated in place by registrations: NOTE [fast flags]
         mark = self.mark
         while pending:
             func = _heappop(pending)[2]
@@ -93,7 +93,6 @@ class _Run:
             if not indexes:
                 continue
             # 3. One backward step, inside the hooks when there are any.
-            hooks = _hook_state.hooks
             if hooks or func._local_function_hooks:
                 self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
             else:

@@ -9,6 +9,7 @@ import contextlib
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, TextIO
 
@@ -21,6 +22,9 @@ class _Key(NamedTuple):
     env: str | None
     parse: Callable[[str], Any] | None
     meaning: str
+
+
+_MISSING = object()
 
 
 def _flag(text: str) -> bool:
@@ -82,17 +86,24 @@ class GlobalConfig:
     def __init__(self, name: str = "global") -> None:
         self.__dict__["_name"] = name
         self.__dict__["_mirrors"] = []
+        self.__dict__["_flag_sets"] = weakref.WeakSet()
 
-    # See NOTE [config mirror].
+    # See NOTE [config mirror] and NOTE [fast flags].
     def __setattr__(self, name: str, value: Any) -> None:
         self.__dict__[name] = value
         for mirror in self._mirrors:
             setattr(mirror, name, value)
+        if name in FAST_KEYS:
+            for flags in list(self._flag_sets):
+                flags.refresh(name)
 
     def __delattr__(self, name: str) -> None:
         del self.__dict__[name]
         for mirror in self._mirrors:
             delattr(mirror, name)
+        if name in FAST_KEYS:
+            for flags in list(self._flag_sets):
+                flags.refresh(name)
 
     def __repr__(self) -> str:
         return f"<GlobalConfig {self._name}>"
@@ -101,6 +112,42 @@ class GlobalConfig:
         """Prints every key and its value, sorted by key."""
         values = {k: v for k, v in vars(self).items() if not k.startswith("_")}
         _print_attrs(values, sys.stdout if file is None else file)
+
+
+# NOTE [fast flags]
+# FunctionNode.apply needs a handful of keys on every call, and each attribute read of a
+# threading.local costs a per-thread dictionary lookup. Each thread's LocalConfig therefore owns
+# one plain ``_FastFlags`` object (``config._fast``) holding the current values of FAST_KEYS for
+# that thread, plus the thread's registry of global function hooks. The hot path reads the
+# thread-local once and the flags as plain slots. LocalConfig's __setattr__/__delattr__ refresh
+# the thread's flags; GlobalConfig's refresh every thread's flags (a thread that set the key
+# itself keeps its own value).
+FAST_KEYS = frozenset({"enable_backprop", "debug", "type_check", "lazy_grad_sum"})
+
+
+class _FastFlags:
+    __slots__ = ("enable_backprop", "debug", "type_check", "lazy_grad_sum", "hooks",
+                 "_overridden", "_global", "__weakref__")
+
+    def __init__(self, global_config: GlobalConfig) -> None:
+        self._global = global_config
+        self._overridden: set[str] = set()  # FAST_KEYS this thread set itself
+        self.hooks: dict[str, Any] = {}
+        for name in FAST_KEYS:
+            self.refresh(name)
+
+    def refresh(self, name: str) -> None:
+        """Takes the global value of ``name`` unless this thread set its own."""
+        if name not in self._overridden:
+            setattr(self, name, getattr(self._global, name, None))
+
+    def set_local(self, name: str, value: Any) -> None:
+        self._overridden.add(name)
+        setattr(self, name, value)
+
+    def clear_local(self, name: str) -> None:
+        self._overridden.discard(name)
+        self.refresh(name)
 
 
 class LocalConfig(threading.local):
@@ -116,10 +163,26 @@ class LocalConfig(threading.local):
     # Being a threading.local subclass makes a thread's own keys plain attribute reads, the
     # cheapest lookup the hot path can do; only fallbacks pay for __getattr__.
     def __init__(self, global_config: GlobalConfig) -> None:
-        self.__dict__["_global"] = global_config
+        local = self.__dict__
+        local["_global"] = global_config
+        flags = _FastFlags(global_config)
+        local["_fast"] = flags
+        global_config._flag_sets.add(flags)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["_global"], name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        local = self.__dict__
+        local[name] = value
+        if name in FAST_KEYS:
+            local["_fast"].set_local(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        local = self.__dict__
+        del local[name]
+        if name in FAST_KEYS:
+            local["_fast"].clear_local(name)
 
     def show(self, file: TextIO | None = None) -> None:
         """Prints every key with the value this thread sees, sorted by key."""
@@ -153,9 +216,6 @@ def _mirrored_local_config(global_config: GlobalConfig) -> LocalConfig:
 
 global_config = _load_global_config()
 config = _mirrored_local_config(global_config)
-
-_MISSING = object()
-
 
 @contextlib.contextmanager
 def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:

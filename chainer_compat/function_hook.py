@@ -1,26 +1,20 @@
 """``FunctionHook`` and the thread-local registry of global hooks.
 
-Layer 2: imports nothing from chainer_compat. A hook is told about every forward and backward
+Layer 2: imports only configuration. A hook is told about every forward and backward
 of the functions it is registered for; it never keeps graph nodes alive.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-
-class _HookState(threading.local):
-    def __init__(self) -> None:
-        self.hooks: dict[str, FunctionHook] = {}
-
-
-_state = _HookState()
+from chainer_compat.configuration import config as _config
 
 
 def get_function_hooks() -> dict[str, FunctionHook]:
     """Returns the current thread's global hooks, by name, in registration order."""
-    return _state.hooks
+    # The registry lives in the thread's fast flags: see NOTE [fast flags] in configuration.
+    return _config._fast.hooks
 
 
 class HookHandle:
@@ -65,7 +59,7 @@ class FunctionHook:
     name = "FunctionHook"
 
     def __enter__(self) -> FunctionHook:
-        hooks = _state.hooks
+        hooks = get_function_hooks()
         if self.name in hooks:
             raise KeyError(
                 f"hook {self.name} already exists: a hook name must be registered at most once "
@@ -75,7 +69,7 @@ class FunctionHook:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        hooks = _state.hooks
+        hooks = get_function_hooks()
         if hooks.get(self.name) is self:
             del hooks[self.name]
             self.deleted(None)

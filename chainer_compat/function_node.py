@@ -13,7 +13,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.configuration import config as _config
-from chainer_compat.function_hook import FunctionHook, HookHandle, _state as _hook_state
+from chainer_compat.function_hook import FunctionHook, HookHandle
 from chainer_compat.variable import Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
@@ -153,7 +153,7 @@ class FunctionNode:
             chainer_compat.utils.type_check.InvalidType: When ``check_type_forward`` fails.
         """
         # 1. Normalize the inputs: their arrays and nodes, whether any wants a gradient.
-        config = _config
+        flags = _config._fast  # this thread's config keys and hooks: NOTE [fast flags]
         arrays = []
         input_nodes = []
         requires_grad = False
@@ -172,16 +172,16 @@ class FunctionNode:
         in_data = tuple(arrays)
         if not on_numpy:
             on_numpy = self._check_input_arrays(in_data)
-        debug = config.debug
+        debug = flags.debug
         if debug:
             self.stack = traceback.extract_stack()
 
         # 2. Type-check, only for functions that define a check.
-        if type(self).check_type_forward is not _base_check_type_forward and config.type_check:
+        if type(self).check_type_forward is not _base_check_type_forward and flags.type_check:
             self._check_data_type_forward(in_data)
 
         # 3. Pre-hooks, global then local.
-        hooks = _hook_state.hooks
+        hooks = flags.hooks
         if hooks or self._local_function_hooks:
             hooks = self._merged_hooks(hooks)
             for hook in hooks:
@@ -237,7 +237,7 @@ class FunctionNode:
         ret = tuple(ret)
 
         # 8. Connect the graph and retain what backward asked for.
-        if config.enable_backprop:
+        if flags.enable_backprop:
             rank = 0
             for node in input_nodes:
                 if node.rank > rank:
@@ -256,7 +256,7 @@ class FunctionNode:
                 self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:
                 self._retain_outputs_now(ret, outputs)
-            if config.lazy_grad_sum:
+            if flags.lazy_grad_sum:
                 self.lazy_grad_sum = True
         return ret
 
@@ -330,10 +330,11 @@ class FunctionNode:
             if not -count <= index < count:
                 raise IndexError(
                     f"retain_inputs index of {self.label} must be in range({count}), got {index}")
-            node = input_nodes[index]
-            node.data = in_data[index]
+            # The node already describes this array (apply just read it), so no type update.
+            input_nodes[index]._data = in_data[index]
         self._input_indexes_to_retain = indexes
-        _saved_arrays.on_retain(self, [input_nodes[i] for i in indexes])
+        if _saved_arrays is not _NoSavedArrayChecks:
+            _saved_arrays.on_retain(self, [input_nodes[i] for i in indexes])
 
     def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...]) -> None:
         indexes = tuple(self._output_indexes_to_retain)
@@ -346,7 +347,8 @@ class FunctionNode:
         self._output_indexes_to_retain = indexes
         self._output_count = count
         self._retained_output_data = tuple([outputs[i] for i in indexes])
-        _saved_arrays.on_retain(self, [ret[i]._node for i in indexes])
+        if _saved_arrays is not _NoSavedArrayChecks:
+            _saved_arrays.on_retain(self, [ret[i]._node for i in indexes])
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         from chainer_compat.utils import type_check  # layer 2, imported on first use

@@ -77,7 +77,7 @@ def _check_grad_type(func: Any, x: Any, is_node: bool, gx: Any) -> None:
     else:
         return
     if func is not None:
-        message = (f"Function `{type(func).__name__}` ({func.label}) returned a bad gradient: "
+        message = (f"Function `{func._impl_name}` ({func.label}) returned a bad gradient: "
                    f"fix its backward.\n" + message)
         if func.stack:
             import traceback  # rare path: only when an error is being reported
@@ -829,8 +829,11 @@ class Parameter(Variable):
 
 def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
                        update_rule: Any) -> Parameter:
-    param = Parameter(initializer=data if data is not None else initializer, name=name)
-    if data is not None and grad is not None:
+    if data is None:
+        param = Parameter(initializer=initializer, name=name)
+    else:
+        param = Parameter(initializer=data, name=name)
+        param.initializer = initializer  # keep the real initializer, not the data
         param.grad = grad
     param.update_rule = update_rule
     return param

@@ -17,5 +17,9 @@ from chainer_compat import initializer, initializers
 from chainer_compat import function_hooks
 from chainer_compat import _engine
 from chainer_compat._engine import backward
+from chainer_compat.function import Function, FunctionAdapter
+from chainer_compat import gradient_check
+from chainer_compat import link, serializers, porting
+from chainer_compat.link import Link, Chain, ChainList
 
 __version__ = "0.1.0"

@@ -1,0 +1,501 @@
+"""Old-style ``Function`` (backward on arrays) and the ``FunctionAdapter`` that puts it in a graph.
+
+Layer 7: imports configuration, backend, function_hook, variable and function_node. The legacy
+names ``no_backprop_mode``, ``force_backprop_mode`` and ``FunctionHook`` are re-exported here.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend
+from chainer_compat import function_node as _function_node_module
+from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import force_backprop_mode, no_backprop_mode
+from chainer_compat.function_hook import FunctionHook, HookHandle
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
+
+# FunctionHook and the two mode helpers are re-exported for legacy ``chainer.function`` imports.
+__all__ = ["Function", "FunctionAdapter", "FunctionHook", "force_backprop_mode",
+           "no_backprop_mode"]
+
+_ndarray = numpy.ndarray
+_new = object.__new__
+_weakref = weakref.ref
+_no_saved_array_checks = _function_node_module._NoSavedArrayChecks
+
+# ``retain_inputs`` argument meaning "every input", shared for the common small input counts.
+_ALL_INPUTS = tuple(tuple(range(count)) for count in range(8))
+
+
+def _any_cupy(arrays: tuple[Any, ...]) -> bool:
+    """Whether any array is a CuPy array; plain ndarrays and Nones are skipped without a call."""
+    for array in arrays:
+        if type(array) is not _ndarray and array is not None and backend.is_cupy_array(array):
+            return True
+    return False
+
+
+class FunctionAdapter(FunctionNode):
+    """The :class:`FunctionNode` that stands for an old-style :class:`Function` in the graph.
+
+    It delegates forward, backward, the type check and the label to the wrapped Function and
+    converts between the Function's arrays and the Variables the engine works with.
+
+    Ownership is reversed when the Function is applied (see NOTE [adapter ownership]): until
+    then the Function owns its adapter and the adapter refers to it weakly; from then on the
+    adapter (and with it the graph) owns the Function, which keeps only a weak reference back.
+
+    Args:
+        function: The Function to wrap.
+    """
+
+    # NOTE [adapter ownership]
+    # compat: Chainer's ownership swap. The graph must keep an applied Function alive (its
+    # backward runs after the user dropped it) and must free it with the graph; a Function that
+    # was never applied must free its adapter when it goes. So exactly one side holds the other
+    # strongly: Function._owned_node -> adapter before the call, adapter._function -> Function
+    # after it, the other direction always being a weak reference. No cycle is ever created, so
+    # both are freed by reference counting alone.
+    _function: Function | None = None
+    _weak_function: Any = None
+
+    def __init__(self, function: Function) -> None:
+        super().__init__()
+        self._weak_function = _weakref(function)
+        function._owned_node = self
+
+    @property
+    def function(self) -> Function | None:
+        """The wrapped Function, or None if it was never applied and has been collected."""
+        function = self._function
+        if function is not None:
+            return function
+        weak_function = self._weak_function
+        return None if weak_function is None else weak_function()
+
+    @property
+    def _old_style_function(self) -> Function | None:
+        # Read by VariableNode.creator, which reports the Function rather than this adapter.
+        return self.function
+
+    @property
+    def label(self) -> str:
+        function = self.function
+        return "FunctionAdapter" if function is None else function.label
+
+    @property
+    def _impl_name(self) -> str:
+        function = self.function
+        return "FunctionAdapter" if function is None else type(function).__name__
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Runs the wrapped Function's ``check_type_forward``."""
+        function = self.function
+        if function is not None:
+            function.check_type_forward(in_types)
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        # FunctionNode.apply calls this for every adapter, since the class overrides
+        # check_type_forward to delegate; only a Function class that defines a check pays.
+        function = self._function
+        if function is None:
+            function = self._take_function()
+        if type(function).check_type_forward is not _function_base_check_type_forward:
+            super()._check_data_type_forward(in_data)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Runs the Function's forward; every input is retained unless it asks otherwise."""
+        function = self._function
+        if function is None:
+            function = self._take_function()
+        # compat: old-style functions retain all inputs by default.
+        count = len(inputs)
+        self._input_indexes_to_retain = (
+            _ALL_INPUTS[count] if count < 8 else tuple(range(count)))
+        if type(function).forward is not _function_base_forward:
+            return function.forward(inputs)
+        # Function.forward's dispatch, inlined: this runs once per old-style node.
+        for array in inputs:
+            if type(array) is not _ndarray and backend.is_cupy_array(array):
+                return function.forward_gpu(inputs)
+        return function.forward_cpu(inputs)
+
+    def _take_function(self) -> Function:
+        """Swaps ownership for an adapter applied directly rather than through Function()."""
+        function = self.function
+        if function is None:
+            raise RuntimeError(
+                "the Function wrapped by this FunctionAdapter must be alive to apply it, got a "
+                "collected one: keep a reference to the Function and call it instead")
+        # compat: NOTE [adapter ownership], as in Function.__call__.
+        self._function = function
+        self._weak_function = None
+        function._node = _weakref(self)
+        if function._owned_node is self:
+            function._owned_node = None
+        return function
+
+    def backward(self, target_input_indexes: tuple[int, ...],
+                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
+        """Runs the Function's backward on arrays and wraps the gradients into Variables.
+
+        The Function gets the retained input arrays (None for the others) and the output
+        gradient arrays (None where no gradient flows back), and returns one gradient array (or
+        None) per input.
+
+        Raises:
+            TypeError: If the Function's backward does not return a tuple (or list) of arrays,
+                or a gradient's array type or dtype does not match its input.
+            ValueError: If it returns a wrong number of gradients or a gradient of a wrong
+                shape.
+        """
+        function: Any = self._function
+        input_nodes: Any = self.inputs
+        count = len(input_nodes)
+        # Plain loops, not comprehensions: this runs once per old-style node in every backprop.
+        on_numpy = True
+        checker = _function_node_module._saved_arrays
+        in_list: list[Any] = [None] * count
+        for index in self._input_indexes_to_retain:
+            node = input_nodes[index]
+            data = node._data
+            if data is not None:
+                if checker is not _no_saved_array_checks:
+                    # The checker raises on an array modified in place since forward, or
+                    # hands back the value it preserved (allow_mutation_on_saved_tensors).
+                    preserved = checker.on_read(self, node)
+                    if preserved is not None:
+                        data = preserved._array
+                if type(data) is not _ndarray:
+                    on_numpy = False
+            in_list[index] = data
+        grad_list: list[Any] = []
+        for gy in grad_outputs:
+            if gy is None:
+                grad_list.append(None)
+            else:
+                array = gy._array
+                if type(array) is not _ndarray:
+                    on_numpy = False
+                grad_list.append(array)
+        in_data = tuple(in_list)
+        grad_data = tuple(grad_list)
+
+        if on_numpy and type(function).backward is _function_base_backward:
+            # Function.backward's dispatch, inlined for the common case.
+            input_grads = function.backward_cpu(in_data, grad_data)
+        elif on_numpy or not (_any_cupy(in_data) or _any_cupy(grad_data)):
+            input_grads = function.backward(in_data, grad_data)
+        else:
+            with backend.get_device_from_array(*(in_data + grad_data)):
+                input_grads = function.backward(in_data, grad_data)
+
+        if type(input_grads) is not tuple:
+            input_grads = self._as_grad_tuple(input_grads)
+        if len(input_grads) != count:
+            raise ValueError(self._get_error_message(
+                f"backward of {self.label} must return one gradient (or None) per input, "
+                f"got {len(input_grads)} for {count} inputs"))
+        for index, gx in enumerate(input_grads):
+            if gx is not None:
+                node = input_nodes[index]
+                if (type(gx) is not node._array_type or gx.shape != node.shape
+                        or gx.dtype != node.dtype):
+                    _check_grad_type(self, node, True, gx)
+
+        # Gradients require grad, as Chainer's do: differentiating one again then reaches
+        # _OldStyleGradient and fails loudly, instead of treating it as a constant.
+        result: list[Variable | None] = []
+        for index in target_input_indexes:
+            gx = input_grads[index]
+            result.append(None if gx is None else _new_variable(gx, True))
+        if _config.enable_backprop:
+            _OldStyleGradient.connect(self, grad_outputs, result)
+        return tuple(result)
+
+    def _as_grad_tuple(self, input_grads: Any) -> tuple[Any, ...]:
+        if type(input_grads) is list:
+            return tuple(input_grads)
+        hint = (" (wrap a single gradient as (gx,))"
+                if isinstance(input_grads, _ndarray) or backend.is_cupy_array(input_grads)
+                else "")
+        raise TypeError(self._get_error_message(
+            f"backward of {self.label} must return a tuple of gradient arrays, got "
+            f"{type(input_grads).__name__}{hint}"))
+
+
+class _OldStyleGradient(FunctionNode):
+    """Creator of the gradients an old-style backward returns while backprop is recorded.
+
+    A Function's backward works on arrays, so its gradients carry no record of how they depend
+    on the inputs and the output gradients. This node stands in for that missing record: a
+    second differentiation that reaches it raises instead of silently dropping those terms.
+
+    Compat: Chainer raises the same error, but only from ``Variable.backward`` (through its
+    leaf-gradient check); its ``chainer.grad`` silently returns None there. Both raise here.
+    """
+
+    def __init__(self, function_label: str) -> None:
+        super().__init__()
+        self._function_label = function_label
+
+    @property
+    def label(self) -> str:
+        return f"{self._function_label} (old-style gradient)"
+
+    @classmethod
+    def connect(cls, adapter: FunctionAdapter, grad_outputs: tuple[Variable | None, ...],
+                input_grads: list[Variable | None]) -> None:
+        """Makes a new node the creator of ``input_grads``, depending on what they came from."""
+        nodes = list(adapter.inputs)  # type: ignore[arg-type]
+        nodes.extend([gy._node for gy in grad_outputs if gy is not None])
+        node = cls(adapter.label)
+        rank = max([x.rank for x in nodes], default=0)
+        node.rank = rank
+        node.inputs = tuple(nodes)
+        outputs = []
+        for gx in input_grads:
+            if gx is not None:
+                gx._node.set_creator_node(node)
+                outputs.append(_weakref(gx._node))
+        node.outputs = tuple(outputs)
+        node._output_count = len(outputs)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        raise RuntimeError(
+            f"{self.label} is a placeholder in the graph and must not be applied")
+
+    def backward(self, target_input_indexes: tuple[int, ...],
+                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
+        raise RuntimeError(
+            f'cannot twice-differentiate an old style Function "{self._function_label}": '
+            "its backward works on arrays, so its gradients cannot be differentiated again. "
+            "Rewrite it as a chainer.FunctionNode whose backward uses Variables (or "
+            "chainer.functions) to use it in double backprop.")
+
+
+class Function:
+    """Old-style differentiable function: forward and backward both work on arrays.
+
+    Subclass it and implement :meth:`forward` and :meth:`backward`, or the CPU/GPU pairs
+    :meth:`forward_cpu`/:meth:`forward_gpu` and :meth:`backward_cpu`/:meth:`backward_gpu`;
+    then call the instance on Variables or arrays. Each call puts a :class:`FunctionAdapter`
+    into the graph. Unlike :class:`~chainer_compat.FunctionNode`, every input array is kept for
+    backward unless :meth:`retain_inputs` says otherwise, backward computes the gradients of all
+    inputs, and the result cannot be differentiated twice.
+    """
+
+    # compat: class-level defaults, because subclasses rarely call Function.__init__.
+    # See NOTE [adapter ownership].
+    _node: Any = None
+    _owned_node: FunctionAdapter | None = None
+
+    def __call__(self, *inputs: Any) -> Any:
+        """Applies the function to the inputs and records it in the graph.
+
+        Args:
+            inputs: Variables or NumPy/CuPy arrays (arrays are wrapped into Variables).
+
+        Returns:
+            One Variable, or a tuple of Variables when the function has several outputs.
+        """
+        node = self._owned_node
+        if node is not None:
+            self._owned_node = None
+            node._weak_function = None
+            self._node = _weakref(node)
+        else:
+            weak_node = self._node
+            node = None if weak_node is None else weak_node()
+            if node is None:
+                # FunctionNode keeps its state in class-level defaults, so skipping
+                # FunctionAdapter.__init__ (which only sets the weak reference) is safe.
+                node = _new(FunctionAdapter)
+                self._node = _weakref(node)
+        # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
+        node._function = self
+        outputs = node.apply(inputs)
+        if len(outputs) == 1:
+            return outputs[0]
+        return outputs
+
+    def _as_function_node(self) -> FunctionAdapter:
+        # Lets ``variable.creator = function`` store the adapter, as Chainer does.
+        return self.node
+
+    # ----------------------------------------------------------------------------- graph
+    @property
+    def node(self) -> FunctionAdapter:
+        """The :class:`FunctionAdapter` standing for this function (created on first use)."""
+        weak_node = self._node
+        if weak_node is not None:
+            node = weak_node()
+            if node is not None:
+                return node
+        node = self._owned_node
+        if node is None:
+            node = FunctionAdapter(self)
+        return node
+
+    @property
+    def inputs(self) -> tuple[VariableNode, ...] | None:
+        """The input VariableNodes of the last application."""
+        return self.node.inputs
+
+    @property
+    def outputs(self) -> tuple[Any, ...] | None:
+        """Weak references to the output VariableNodes of the last application."""
+        return self.node.outputs
+
+    @property
+    def rank(self) -> int:
+        """Topological rank of the function's node."""
+        return self.node.rank
+
+    @property
+    def stack(self) -> Any:
+        """Where the function was applied (recorded in debug mode only)."""
+        return self.node.stack
+
+    @property
+    def label(self) -> str:
+        """Short text naming the function; the class name unless overridden."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self) -> dict[str, FunctionHook]:
+        """Hooks registered to this function only, by name, in registration order."""
+        return self.node.local_function_hooks
+
+    @property
+    def output_data(self) -> tuple[Any, ...]:
+        """The output arrays kept by :meth:`retain_outputs`, None for the others.
+
+        Raises:
+            RuntimeError: If forward did not call :meth:`retain_outputs` (or the graph that
+                held the outputs is gone).
+        """
+        node = self.node
+        if node._retained_output_data is None:
+            raise RuntimeError(
+                f"output_data of {self.label} must be retained to be read, got no retained "
+                "outputs (forward did not call retain_outputs, or the graph was released): "
+                "call self.retain_outputs((0,)) in forward with the indexes backward needs")
+        output_data = node.output_data
+        checker = _function_node_module._saved_arrays
+        if checker is _no_saved_array_checks or node.outputs is None:
+            return output_data
+        # Same checks as for the retained inputs in FunctionAdapter.backward.
+        checked = list(output_data)
+        for index in node._output_indexes_to_retain:
+            output_node = node.outputs[index]()
+            if output_node is not None and output_node._data is not None:
+                preserved = checker.on_read(node, output_node)
+                if preserved is not None:
+                    checked[index] = preserved._array
+        return tuple(checked)
+
+    def unchain(self) -> None:
+        """Removes the function's node from the graph: its outputs become roots."""
+        self.node.unchain()
+
+    # ----------------------------------------------------------------------------- hooks
+    def add_hook(self, hook: FunctionHook, name: str | None = None) -> HookHandle:
+        """Registers a hook for this function only; see :meth:`FunctionNode.add_hook`."""
+        return self.node.add_hook(hook, name)
+
+    def delete_hook(self, name: str) -> None:
+        """Unregisters this function's hook of that name.
+
+        Raises:
+            KeyError: If no hook of that name is registered to this function.
+        """
+        self.node.delete_hook(name)
+
+    # ----------------------------------------------------------------------------- forward
+    def check_type_forward(self, in_types: Any) -> None:
+        """Checks the input types with ``utils.type_check``; the default checks nothing."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the output arrays; dispatches to forward_cpu/forward_gpu by array type.
+
+        Args:
+            inputs: Tuple of input arrays.
+
+        Returns:
+            Tuple of output arrays (a tuple even for one output).
+        """
+        for array in inputs:
+            if type(array) is not _ndarray and backend.is_cupy_array(array):
+                return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs from NumPy arrays."""
+        raise NotImplementedError(
+            f"{self.label} must implement forward() or forward_cpu() for NumPy inputs")
+
+    def forward_gpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs from CuPy arrays."""
+        raise NotImplementedError(
+            f"{self.label} must implement forward() or forward_gpu() for CuPy inputs")
+
+    def retain_inputs(self, indexes: Iterable[int]) -> None:
+        """Keeps only these input arrays for backward (call it in forward).
+
+        Without a call every input is kept; ``retain_inputs(())`` keeps none, and backward then
+        gets None in their places.
+        """
+        self.node.retain_inputs(indexes)
+
+    def retain_outputs(self, indexes: Iterable[int], retain_after_backward: bool = False) -> None:
+        """Keeps these output arrays for backward, in :attr:`output_data` (call it in forward).
+
+        Args:
+            indexes: Indexes of the outputs backward needs.
+            retain_after_backward: Ignored (deprecated in Chainer).
+        """
+        if retain_after_backward:
+            warnings.warn("retain_after_backward option has no effect", DeprecationWarning,
+                          stacklevel=2)
+        self.node.retain_outputs(indexes)
+
+    # ----------------------------------------------------------------------------- backward
+    def backward(self, inputs: tuple[Any, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the input gradient arrays; dispatches to backward_cpu/backward_gpu.
+
+        Args:
+            inputs: The retained input arrays (None for inputs not retained).
+            grad_outputs: The output gradient arrays (None where no gradient flows back).
+
+        Returns:
+            One gradient array or None per input.
+        """
+        for array in inputs + grad_outputs:
+            if (type(array) is not _ndarray and array is not None
+                    and backend.is_cupy_array(array)):
+                return self.backward_gpu(inputs, grad_outputs)
+        return self.backward_cpu(inputs, grad_outputs)
+
+    def backward_cpu(self, inputs: tuple[Any, ...],
+                     grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the input gradients from NumPy arrays; the default returns Nones."""
+        return (None,) * len(inputs)
+
+    def backward_gpu(self, inputs: tuple[Any, ...],
+                     grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the input gradients from CuPy arrays; the default returns Nones."""
+        return (None,) * len(inputs)
+
+
+_function_base_check_type_forward = Function.check_type_forward
+_function_base_forward = Function.forward
+_function_base_backward = Function.backward

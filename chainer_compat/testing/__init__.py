@@ -30,11 +30,19 @@ from chainer_compat.testing.parameterized import (
 from chainer_compat.testing.random import fix_random, generate_seed
 
 # --- Place for the helpers built on the autograd core -------------------------------------------
-# Their own modules (written separately) are imported here, and their names added to __all__, once
-# those modules exist: FunctionTestCase, FunctionTestError, LinkTestCase, LinkTestError,
-# LinkInitializersTestCase and InitializerArgument (Chainer: testing.function_link),
-# unary_math_function_unittest (testing.unary_math_function_test), get_trainer_with_mock_updater
-# (testing.training), save_and_load and save_and_load_npz (testing.serializer).
+# The helpers built on the autograd core and links: testing.function_link,
+# testing.unary_math_function_test, testing.training, testing.serializer.
+from chainer_compat.testing.function_link import (
+    FunctionTestCase,
+    FunctionTestError,
+    InitializerArgument,
+    LinkInitializersTestCase,
+    LinkTestCase,
+    LinkTestError,
+)
+from chainer_compat.testing.serializer import save_and_load, save_and_load_npz
+from chainer_compat.testing.training import get_trainer_with_mock_updater
+from chainer_compat.testing.unary_math_function_test import unary_math_function_unittest
 # -------------------------------------------------------------------------------------------------
 
 
@@ -56,6 +64,16 @@ def run_module(name: str, file: str) -> None:
 
 __all__ = [
     "BackendConfig",
+    "FunctionTestCase",
+    "FunctionTestError",
+    "InitializerArgument",
+    "LinkInitializersTestCase",
+    "LinkTestCase",
+    "LinkTestError",
+    "get_trainer_with_mock_updater",
+    "save_and_load",
+    "save_and_load_npz",
+    "unary_math_function_unittest",
     "assert_allclose",
     "assert_warns",
     "fix_random",

@@ -1,0 +1,729 @@
+"""``Link``, ``Chain`` and ``ChainList``: the building blocks that own parameters, persistent
+values and child links, and move, copy and serialize them together.
+
+Layer 8: imports backend, initializers and variable; cuda is imported only by ``to_gpu``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import warnings
+from collections.abc import Iterable, Iterator, MutableSequence
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, initializers
+from chainer_compat.variable import Parameter
+
+__all__ = ["Chain", "ChainList", "Link"]
+
+_COPY_MODES = ("init", "copy", "share")
+
+
+def _is_shape(value: Any) -> bool:
+    """Whether ``value`` reads as a shape: None, an integer, or a sequence of integers."""
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(item, (int, numpy.integer)) for item in value)
+    return isinstance(value, (int, numpy.integer))
+
+
+def _shape_and_dtype(value: Any) -> tuple[Any, Any]:
+    # A bare shape means float32; anything else is taken as a (shape, dtype) pair.
+    if _is_shape(value):
+        return value, numpy.float32
+    shape, dtype = value
+    return shape, dtype
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
+
+
+class Link:
+    """A building block of models: it owns parameters and persistent values.
+
+    Parameters are :class:`~chainer_compat.Parameter` objects assigned to attributes inside
+    :meth:`init_scope`; persistent values are registered with :meth:`add_persistent` or
+    :meth:`register_persistent`. Only those two kinds are serialized, moved between devices and
+    copied by :meth:`copyparams`; other attributes belong to the program that builds the link.
+    Calling the link calls its ``forward`` method, which subclasses define.
+
+    Args:
+        **params: Parameters to create, by name: each value is a shape or a ``(shape, dtype)``
+            pair (see :meth:`add_param`).
+
+    Attributes:
+        name: The link's name in its parent chain, or None.
+    """
+
+    # compat: class-level default, so that a subclass that skips Link.__init__ is detected
+    # where Chainer detects it (init_scope and __call__) instead of failing obscurely.
+    _init_done = False
+
+    def __init__(self, **params: Any) -> None:
+        self._params: set[str] = set()
+        self._persistent: set[str] = set()
+        self._within_init_scope = False
+        self._device: backend.Device = backend.CpuDevice()
+        self.name: str | None = None
+        self._init_done = True
+        for name, value in params.items():
+            shape, dtype = _shape_and_dtype(value)
+            self.add_param(name, shape, dtype=dtype)
+
+    def _check_init_done(self) -> None:
+        if not self._init_done:
+            raise RuntimeError(
+                f"Link.__init__() has not been called: {type(self).__name__}.__init__ must "
+                "call super().__init__() before init_scope() or calling the link")
+
+    # ----------------------------------------------------------------------------- text
+    def __str__(self) -> str:
+        specs = ", ".join(f"{key}={value}" for key, value in self.printable_specs)
+        return f"{type(self).__name__}({specs})"
+
+    @property
+    def printable_specs(self) -> Iterator[tuple[str, Any]]:
+        """The ``(keyword, value)`` pairs ``str(link)`` shows; none unless a subclass says."""
+        return iter(())
+
+    # ----------------------------------------------------------------------------- scope
+    @property
+    def within_init_scope(self) -> bool:
+        """Whether the code runs inside :meth:`init_scope`, where assignments register."""
+        return getattr(self, "_within_init_scope", False)
+
+    @contextlib.contextmanager
+    def init_scope(self) -> Iterator[None]:
+        """Returns a context manager inside which assigning a Parameter registers it.
+
+        In a :class:`Chain`, assigning a Link inside the scope registers it as a child.
+
+        Raises:
+            RuntimeError: If ``Link.__init__`` has not run.
+        """
+        self._check_init_done()
+        previous = self.within_init_scope
+        self._within_init_scope = True
+        try:
+            yield
+        finally:
+            self._within_init_scope = previous
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs ``forward(*args, **kwargs)``; see the class description."""
+        self._check_init_done()
+        # compat: a __call__ injected by a mixin class is preferred over forward, as in Chainer.
+        forward = getattr(super(), "__call__", None)  # noqa: B004 - a method, not a callable test
+        if forward is None:
+            try:
+                forward = self.forward  # type: ignore[attr-defined]
+            except AttributeError:
+                raise AttributeError(
+                    f"{type(self).__name__} must define forward(...) to be called, got no "
+                    "forward method") from None
+        return forward(*args, **kwargs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Parameter) and self.within_init_scope:
+            value.name = name
+            self._params.add(name)
+            self._persistent.discard(name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._params.discard(name)
+        self._persistent.discard(name)
+        super().__delattr__(name)
+
+    # ----------------------------------------------------------------------------- registration
+    def add_param(self, name: str, shape: Any = None, dtype: Any = numpy.float32,
+                  initializer: Any = None) -> None:
+        """Creates a Parameter and registers it under ``name``.
+
+        Args:
+            name: Attribute name of the parameter.
+            shape: Shape of its array; None leaves it uninitialized.
+            dtype: Dtype of the array when ``initializer`` is None (which then fills NaN).
+            initializer: An initializer, array or scalar; ``dtype`` is ignored when given.
+
+        Raises:
+            AttributeError: If the link already has an attribute ``name``.
+        """
+        if name in self.__dict__:
+            raise AttributeError(
+                f"cannot register a new parameter {name}: attribute exists")
+        if initializer is None:
+            initializer = initializers.NaN(dtype)
+        param = Parameter(initializer, shape)
+        with self.init_scope():
+            setattr(self, name, param)
+
+    def add_persistent(self, name: str, value: Any) -> None:
+        """Sets ``value`` as attribute ``name`` and registers it as a persistent value.
+
+        Persistent values are saved and loaded by serializers, and arrays among them follow the
+        link between devices.
+
+        Raises:
+            AttributeError: If the link already has an attribute ``name``.
+        """
+        attributes = self.__dict__
+        if name in attributes:
+            raise AttributeError(
+                f"cannot register a new persistent value {name}: attribute exists")
+        self._persistent.add(name)
+        self._params.discard(name)
+        attributes[name] = value
+
+    def register_persistent(self, name: str) -> None:
+        """Registers the existing attribute ``name`` as a persistent value.
+
+        A parameter of that name stops being a parameter.
+
+        Raises:
+            AttributeError: If there is no attribute ``name``.
+        """
+        if not hasattr(self, name):
+            raise AttributeError(
+                f"cannot register non-existent attribute {name} as a persistent value")
+        self._persistent.add(name)
+        self._params.discard(name)
+
+    # ----------------------------------------------------------------------------- copying
+    def copy(self, mode: str = "share") -> Link:
+        """Copies the link hierarchy rooted at this link.
+
+        Args:
+            mode: ``'share'``: new Parameter objects that share the arrays with this link (and
+                no gradients). ``'copy'``: a deep copy, with independent arrays of the same
+                values. ``'init'``: a deep copy whose initialized parameters are re-initialized
+                with their initializers.
+
+        Returns:
+            The copy; its ``name`` is None, since it has no parent yet.
+
+        Raises:
+            ValueError: If ``mode`` is not one of the three.
+
+        Compat:
+            A Chain's own parameters follow ``mode`` here; Chainer always shares them. The copy
+            of the root has no name in every mode (Chainer keeps it in 'copy' and 'init').
+        """
+        if mode == "share":
+            return self._share_copy()
+        if mode not in _COPY_MODES:
+            raise ValueError(
+                "The 'mode' argument should be either 'init','copy', or 'share'. But "
+                f"{mode} was given.")
+        copied = copy.deepcopy(self)
+        copied.name = None
+        if mode == "init":
+            for original, param in zip(self.params(include_uninit=False),
+                                       copied.params(include_uninit=False)):
+                # A deep-copied Parameter may come back with its data as its initializer;
+                # re-initialization must use the initializer the original was built with.
+                param.initializer = copy.deepcopy(original.initializer)
+                device = param.device
+                param.initialize(param.shape)
+                if param.device != device:
+                    param.to_device(device)
+        return copied
+
+    def _share_copy(self) -> Link:
+        copied = copy.copy(self)
+        copied._params = set(self._params)
+        copied._persistent = set(self._persistent)
+        copied.name = None
+        attributes = copied.__dict__
+        for name in copied._params:
+            param = copy.copy(attributes[name])
+            param.grad = None
+            attributes[name] = param
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Link:
+        # A device only says where arrays live, and a CUDA device handle cannot be deep-copied:
+        # copies stay on the same device object.
+        memo.setdefault(id(self._device), self._device)
+        cls = type(self)
+        copied = cls.__new__(cls)
+        memo[id(self)] = copied
+        copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return copied
+
+    def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
+        """Copies the parameter arrays (not gradients) of ``link`` into this hierarchy.
+
+        Values are copied across host and devices. Persistent arrays are copied elementwise
+        and other persistent values with :func:`copy.deepcopy`, unless ``copy_persistent`` is
+        False.
+
+        Args:
+            link: A link with the same structure.
+            copy_persistent: Whether persistent values are copied too.
+        """
+        source = link.__dict__
+        target = self.__dict__
+        for name in self._params:
+            target[name].copydata(source[name])
+        if copy_persistent:
+            for name in self._persistent:
+                if _is_array(target[name]) and _is_array(source[name]):
+                    backend.copyto(target[name], source[name])
+                else:
+                    target[name] = copy.deepcopy(source[name])
+
+    # ----------------------------------------------------------------------------- devices
+    @property
+    def device(self) -> backend.Device:
+        """The device the link's arrays live on."""
+        return self._device
+
+    @property
+    def xp(self) -> Any:
+        """The array module of the link's device: numpy or cupy."""
+        return self._device.xp
+
+    @property
+    def _device_id(self) -> int | None:
+        warnings.warn(
+            "Link._device_id is left only for backward compatibility and likely to be "
+            "removed. Use Link.device instead.", DeprecationWarning, stacklevel=2)
+        device = self._device
+        return device.device.id if isinstance(device, backend.GpuDevice) else None
+
+    def to_device(self, device: Any) -> Link:
+        """Moves parameters and persistent arrays of the whole hierarchy to ``device``.
+
+        Args:
+            device: A device or a specifier :func:`chainer_compat.get_device` accepts.
+
+        Returns:
+            This link.
+        """
+        self._to_device(backend.get_device(device), keep_gpu_arrays=False)
+        return self
+
+    def to_cpu(self) -> Link:
+        """Moves the hierarchy's parameters and persistent arrays to the host; returns self."""
+        self._to_device(backend.CpuDevice(), keep_gpu_arrays=False)
+        return self
+
+    def to_gpu(self, device: Any = None) -> Link:
+        """Moves the hierarchy's parameters and persistent arrays to a CUDA device.
+
+        Args:
+            device: Device ID or specifier; None means the current CUDA device.
+
+        Returns:
+            This link.
+
+        Raises:
+            RuntimeError: If CuPy or a CUDA device is missing.
+        """
+        from chainer_compat.backends import cuda  # optional backend, loaded on use
+
+        cuda.check_cuda_available()
+        cuda_device = cuda._cuda_device_or_current(device)
+        # compat: as Chainer's to_gpu, arrays already on some GPU stay where they are.
+        self._to_device(backend.GpuDevice(cuda_device), keep_gpu_arrays=True)
+        return self
+
+    def to_intel64(self) -> Link:
+        """Raises: iDeep is not supported by chainer_compat."""
+        raise RuntimeError(
+            "to_intel64 must not be used: chainer_compat does not support iDeep; the CPU "
+            "device ('@numpy', to_cpu()) runs the same code")
+
+    def to_chainerx(self) -> Link:
+        """Raises: ChainerX is not supported by chainer_compat."""
+        raise RuntimeError(
+            "to_chainerx must not be used: chainer_compat does not support ChainerX; use "
+            "to_device('@numpy') or to_device('@cupy:N')")
+
+    def from_chainerx(self) -> Link:
+        """Returns self: without ChainerX, no link ever lives there."""
+        return self
+
+    def _to_device(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
+        for link in self.links():
+            link._move_own_arrays(device, keep_gpu_arrays)
+
+    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
+        attributes = self.__dict__
+        for name in self._params:
+            param = attributes[name]
+            if not (keep_gpu_arrays and backend.is_cupy_array(param.array)):
+                param.to_device(device)
+        for name in self._persistent:
+            value = attributes[name]
+            if _is_array(value) and not (keep_gpu_arrays and backend.is_cupy_array(value)):
+                attributes[name] = device.send(value)
+        self._device = device
+
+    # ----------------------------------------------------------------------------- traversal
+    def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
+        """Yields every parameter of the hierarchy: this link's (by name), then its children's.
+
+        Args:
+            include_uninit: Whether parameters without an array are included.
+        """
+        attributes = self.__dict__
+        for name in sorted(self._params):
+            param = attributes[name]
+            if include_uninit or param.array is not None:
+                yield param
+
+    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yields ``(path, parameter)`` pairs, paths such as ``'/W'`` or ``'/child/W'``.
+
+        Args:
+            include_uninit: Whether parameters without an array are included.
+        """
+        attributes = self.__dict__
+        for name in sorted(self._params):
+            param = attributes[name]
+            if include_uninit or param.array is not None:
+                yield "/" + name, param
+
+    def links(self, skipself: bool = False) -> Iterator[Link]:
+        """Yields every link of the hierarchy, this one first unless ``skipself``."""
+        if not skipself:
+            yield self
+
+    def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, Link]]:
+        """Yields ``(path, link)`` pairs; this link's path is ``'/'``."""
+        if not skipself:
+            yield "/", self
+
+    def children(self) -> Iterator[Link]:
+        """Yields the direct child links (none for a plain Link)."""
+        return iter(())
+
+    def count_params(self) -> int:
+        """Returns the number of scalars in all initialized parameters of the hierarchy.
+
+        Warns (UserWarning) for each uninitialized parameter, which is not counted.
+        """
+        total = 0
+        for name, param in self.namedparams():
+            if param.array is None:
+                warnings.warn(
+                    f"Parameter '{name}' has not been initialized, so the resulting count will "
+                    "not include the number of parameters in it.", stacklevel=2)
+                continue
+            total += param.size
+        return total
+
+    # ----------------------------------------------------------------------------- gradients
+    def cleargrads(self) -> None:
+        """Sets the gradient of every parameter of the hierarchy to None."""
+        for param in self.params():
+            param.cleargrad()
+
+    def zerograds(self) -> None:
+        """Fills every gradient with zeros (deprecated: use :meth:`cleargrads`)."""
+        warnings.warn("Link.zerograds is deprecated. Use Link.cleargrads instead.",
+                      DeprecationWarning, stacklevel=2)
+        for param in self.params():
+            param.zerograd()
+
+    def addgrads(self, link: Link) -> None:
+        """Adds the gradients of ``link`` (same structure) to this hierarchy's, across devices."""
+        source = link.__dict__
+        target = self.__dict__
+        for name in self._params:
+            target[name].addgrad(source[name])
+
+    def enable_update(self) -> None:
+        """Enables the update rule of every parameter that has one."""
+        for param in self.params():
+            if param.update_rule is not None:
+                param.update_rule.enabled = True
+
+    def disable_update(self) -> None:
+        """Disables the update rule of every parameter that has one."""
+        for param in self.params():
+            if param.update_rule is not None:
+                param.update_rule.enabled = False
+
+    @property
+    def update_enabled(self) -> bool:
+        """Whether some parameter has an enabled update rule."""
+        return any(param.update_rule is not None and param.update_rule.enabled
+                   for param in self.params())
+
+    # ----------------------------------------------------------------------------- serialization
+    def serialize(self, serializer: Any) -> None:
+        """Saves or loads the parameters and persistent values through ``serializer``.
+
+        A parameter without an array is initialized from the loaded array's shape.
+
+        Args:
+            serializer: A serializer (saving) or deserializer (loading), such as
+                :class:`~chainer_compat.serializers.DictionarySerializer`.
+        """
+        attributes = self.__dict__
+        for name in sorted(self._params):
+            param = attributes[name]
+            loaded = serializer(name, param.array)
+            if param.array is None and loaded is not None:
+                param.initialize(loaded.shape)
+                backend.copyto(param.array, loaded)
+        for name in sorted(self._persistent):
+            attributes[name] = serializer(name, attributes[name])
+
+
+class Chain(Link):
+    """A link made of named child links.
+
+    Links assigned to attributes inside :meth:`init_scope` (or added with :meth:`add_link`)
+    become children: they get the attribute name as their ``name``, and the chain's traversal,
+    copying, device moves and serialization include them, children in name order.
+
+    Args:
+        **links: Child links to register, by name.
+    """
+
+    def __init__(self, **links: Link) -> None:
+        super().__init__()
+        self._children: set[str] = set()
+        for name, link in links.items():
+            self.add_link(name, link)
+
+    def __str__(self) -> str:
+        return _nested_str(self, [(child.name, child) for child in self.children()])
+
+    def __getitem__(self, name: str) -> Any:
+        """Returns the attribute ``name`` (usually a child link)."""
+        return getattr(self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Link) and self.within_init_scope:
+            if hasattr(self, name):
+                raise AttributeError(f"cannot register a new link {name}: attribute exists")
+            value.name = name
+            self._children.add(name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._children.discard(name)
+        super().__delattr__(name)
+
+    def add_link(self, name: str, link: Link) -> None:
+        """Registers ``link`` as the child ``name``.
+
+        Raises:
+            AttributeError: If the chain already has an attribute ``name``.
+            TypeError: If ``link`` is not a Link.
+        """
+        if name in self.__dict__:
+            raise AttributeError(f"cannot register a new link {name}: attribute exists")
+        if not isinstance(link, Link):
+            raise TypeError("cannot register a non-link object as a child")
+        with self.init_scope():
+            setattr(self, name, link)
+
+    def _share_copy(self) -> Chain:
+        copied: Any = super()._share_copy()
+        copied._children = set(self._children)
+        attributes = copied.__dict__
+        for name in copied._children:
+            child = attributes[name].copy("share")
+            child.name = name
+            attributes[name] = child
+        return copied
+
+    def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
+        yield from super().params(include_uninit)
+        for child in self.children():
+            yield from child.params(include_uninit)
+
+    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
+        yield from super().namedparams(include_uninit)
+        for name in sorted(self._children):
+            for path, param in self.__dict__[name].namedparams(include_uninit):
+                yield "/" + name + path, param
+
+    def links(self, skipself: bool = False) -> Iterator[Link]:
+        if not skipself:
+            yield self
+        for child in self.children():
+            yield from child.links()
+
+    def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, Link]]:
+        if not skipself:
+            yield "/", self
+        for name in sorted(self._children):
+            child = self.__dict__[name]
+            yield "/" + name, child
+            for path, link in child.namedlinks(skipself=True):
+                yield "/" + name + path, link
+
+    def children(self) -> Iterator[Link]:
+        attributes = self.__dict__
+        for name in sorted(self._children):
+            yield attributes[name]
+
+    def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
+        super().copyparams(link, copy_persistent)
+        source = link.__dict__
+        for name in self._children:
+            self.__dict__[name].copyparams(source[name], copy_persistent)
+
+    def addgrads(self, link: Link) -> None:
+        super().addgrads(link)
+        source = link.__dict__
+        for name in self._children:
+            self.__dict__[name].addgrads(source[name])
+
+    def serialize(self, serializer: Any) -> None:
+        super().serialize(serializer)
+        for name in sorted(self._children):
+            self.__dict__[name].serialize(serializer[name])
+
+
+class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
+    """A link made of a list of child links, indexed from 0.
+
+    It behaves as a mutable sequence of links (``append``, ``insert``, indexing, slicing,
+    ``del``, ``len``, iteration); each child's ``name`` is its index as a string. Links cannot
+    be registered by assignment inside :meth:`init_scope`.
+
+    Args:
+        *links: Initial child links.
+    """
+
+    def __init__(self, *links: Link) -> None:
+        super().__init__()
+        self._children: list[Link] = []
+        for link in links:
+            self.add_link(link)
+
+    def __str__(self) -> str:
+        return _nested_str(self, [(str(index), child)
+                                  for index, child in enumerate(self._children)])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Link) and self.within_init_scope:
+            raise TypeError(
+                'cannot register a new link within a "with chainlist.init_scope():" block.')
+        super().__setattr__(name, value)
+
+    def __getitem__(self, index: Any) -> Any:
+        """Returns the child at ``index`` (a list of children for a slice)."""
+        return self._children[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, int):
+            _require_link(value)
+            self._children[index] = value
+            value.name = str(index if index >= 0 else len(self._children) + index)
+        elif isinstance(index, slice):
+            links = list(value)
+            for link in links:
+                _require_link(link)
+            self._children[index] = links
+            self._rename_children()
+        else:
+            raise TypeError(
+                f"ChainList indices must be integers or slices, not {type(index).__name__}")
+
+    def __delitem__(self, index: Any) -> None:
+        del self._children[index]
+        self._rename_children()
+
+    def __len__(self) -> int:
+        return len(self._children)
+
+    def __iter__(self) -> Iterator[Link]:
+        return iter(self._children)
+
+    def insert(self, index: int, link: Link) -> None:
+        """Inserts ``link`` before position ``index``.
+
+        Raises:
+            TypeError: If ``link`` is not a Link.
+        """
+        _require_link(link)
+        self._children.insert(index, link)
+        self._rename_children()
+
+    def add_link(self, link: Link) -> None:
+        """Appends ``link`` as the last child."""
+        self.append(link)
+
+    def _rename_children(self) -> None:
+        for index, child in enumerate(self._children):
+            child.name = str(index)
+
+    def _share_copy(self) -> ChainList:
+        copied: Any = super()._share_copy()
+        children = [child.copy("share") for child in self._children]
+        copied._children = children
+        copied._rename_children()
+        return copied
+
+    def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
+        yield from super().params(include_uninit)
+        for child in self._children:
+            yield from child.params(include_uninit)
+
+    def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
+        yield from super().namedparams(include_uninit)
+        for index, child in enumerate(self._children):
+            for path, param in child.namedparams(include_uninit):
+                yield f"/{index}{path}", param
+
+    def links(self, skipself: bool = False) -> Iterator[Link]:
+        if not skipself:
+            yield self
+        for child in self._children:
+            yield from child.links()
+
+    def namedlinks(self, skipself: bool = False) -> Iterator[tuple[str, Link]]:
+        if not skipself:
+            yield "/", self
+        for index, child in enumerate(self._children):
+            yield f"/{index}", child
+            for path, link in child.namedlinks(skipself=True):
+                yield f"/{index}{path}", link
+
+    def children(self) -> Iterator[Link]:
+        return iter(list(self._children))
+
+    def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
+        super().copyparams(link, copy_persistent)
+        for index, child in enumerate(self._children):
+            child.copyparams(link[index], copy_persistent)  # type: ignore[index]
+
+    def addgrads(self, link: Link) -> None:
+        super().addgrads(link)
+        for index, child in enumerate(self._children):
+            child.addgrads(link[index])  # type: ignore[index]
+
+    def serialize(self, serializer: Any) -> None:
+        super().serialize(serializer)
+        for index, child in enumerate(self._children):
+            child.serialize(serializer[str(index)])
+
+
+def _require_link(value: Any) -> None:
+    if not isinstance(value, Link):
+        raise TypeError(
+            f"ChainList children must be Links, got {type(value).__name__}")
+
+
+def _nested_str(link: Link, named_children: Iterable[tuple[Any, Link]]) -> str:
+    """``Cls(\\n  (name): child,\\n)``, each child's own text indented; ``Cls()`` if empty."""
+    lines = []
+    for name, child in named_children:
+        for line in f"({name}): {child},".splitlines():
+            lines.append(f"  {line}\n")
+    body = "".join(lines)
+    return f"{type(link).__name__}({chr(10) + body if body else ''})"

@@ -1,0 +1,242 @@
+"""NPZ serialization: ``DictionarySerializer`` flattens an object hierarchy into a dict of arrays
+keyed by paths (``'child/W'``), ``save_npz`` writes it with NumPy, and ``NpzDeserializer`` and
+``load_npz`` fill an existing hierarchy back from such a file.
+
+Layer 8: imports backend and ``serializers._base``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+import numpy
+
+from chainer_compat import backend
+from chainer_compat.serializers._base import Deserializer, Serializer
+
+__all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz"]
+
+FileLike = str | os.PathLike[str] | IO[bytes]
+IgnoreNames = str | Callable[[str], bool] | Sequence[str | Callable[[str], bool]] | None
+
+
+class DictionarySerializer(Serializer):
+    """Records values into a flat dict whose keys are the values' paths in the hierarchy.
+
+    The dict can be handed to :func:`numpy.savez` (that is what :func:`save_npz` does).
+    Arrays are stored as NumPy arrays (CuPy arrays are copied to the host), scalars as 0-d
+    arrays, and None as a 0-d object array holding None, as Chainer stores it.
+
+    Args:
+        target: The dict to fill; a new one if None.
+        path: The path prefix of this serializer, ending with ``'/'`` unless empty.
+
+    Attributes:
+        target: The dict being filled.
+        path: The path prefix.
+    """
+
+    def __init__(self, target: dict[str, Any] | None = None, path: str = "") -> None:
+        self.target: dict[str, Any] = {} if target is None else target
+        self.path = path
+
+    def __getitem__(self, key: str) -> DictionarySerializer:
+        return DictionarySerializer(self.target, self.path + key.strip("/") + "/")
+
+    def __call__(self, key: str, value: Any) -> Any:
+        if value is None:
+            stored = numpy.asarray(None)
+        elif backend.is_cupy_array(value):
+            stored = value.get()
+        else:
+            stored = numpy.asarray(value)
+        self.target[self.path + key.lstrip("/")] = stored
+        return value
+
+
+def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:
+    """Saves ``obj`` (anything with a ``serialize`` method, e.g. a Link) as an NPZ file.
+
+    Args:
+        file: A path (written as given: no ``.npz`` is appended) or a binary file object.
+        obj: The object to save.
+        compression: Whether the zip members are compressed.
+    """
+    serializer = DictionarySerializer()
+    serializer.save(obj)
+    write = numpy.savez_compressed if compression else numpy.savez
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "wb") as stream:
+            write(stream, **serializer.target)
+    else:
+        write(file, **serializer.target)
+
+
+# NOTE [None in NPZ files]
+# Chainer stores None as a 0-d object array, which NumPy writes with pickle. Loading with
+# allow_pickle=True would let a crafted file run code, so such members are read here with an
+# unpickler that knows only the names an object ndarray needs.
+_ALLOWED_PICKLE_NAMES = frozenset({
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+    ("_codecs", "encode"),  # protocol-2 pickles (Python 2) encode bytes through it
+})
+
+
+class _ArrayOnlyUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_PICKLE_NAMES:
+            raise pickle.UnpicklingError(
+                f"object arrays in an NPZ file must hold only None, got a pickled {module}.{name}"
+                ": chainer_compat does not unpickle arbitrary objects from files")
+        return super().find_class(module, name)
+
+
+def _read_object_member(npz: Any, key: str) -> Any:
+    """Reads the object array ``key`` of an NPZ file without general unpickling."""
+    with npz.zip.open(key + ".npy") as stream:
+        version = numpy.lib.format.read_magic(stream)
+        if version == (1, 0):
+            header = numpy.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            header = numpy.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(
+                f"NPZ member {key!r} must use .npy format 1.0 or 2.0 to hold an object array, "
+                f"got {version[0]}.{version[1]}")
+        array = _ArrayOnlyUnpickler(io.BytesIO(stream.read())).load()
+    if not isinstance(array, numpy.ndarray) or array.shape != header[0]:
+        raise ValueError(f"NPZ member {key!r} must hold an array of shape {header[0]}, got "
+                         f"{type(array).__name__}")
+    return array
+
+
+def _holds_none(dataset: Any) -> bool:
+    return (dataset is None or (isinstance(dataset, numpy.ndarray) and dataset.dtype == object
+                                and dataset.shape == () and dataset[()] is None))
+
+
+def _is_ignored(key: str, ignore_names: IgnoreNames) -> bool:
+    if ignore_names is None:
+        return False
+    names = ignore_names if isinstance(ignore_names, (list, tuple)) else [ignore_names]
+    for name in names:
+        if isinstance(name, str):
+            if key == name:
+                return True
+        elif callable(name):
+            if name(key):
+                return True
+        else:
+            # compat: Chainer raises ValueError here.
+            raise ValueError(  # noqa: TRY004
+                "ignore_names needs to be a callable, string or list of them.")
+    return False
+
+
+class NpzDeserializer(Deserializer):
+    """Restores values from an NPZ file (or any mapping from paths to arrays).
+
+    Existing arrays are filled in place (NumPy or CuPy); for a value that is None the loaded
+    array is returned; scalars are converted to the type of the current value.
+
+    Args:
+        npz: The result of :func:`numpy.load` on an NPZ file, or a dict such as a
+            :class:`DictionarySerializer`'s ``target``.
+        path: The path prefix of this deserializer.
+        strict: Whether a key missing from ``npz`` raises KeyError; when False the value is
+            left as it is.
+        ignore_names: A key, a predicate on keys, or a list of them: matching values are left
+            as they are.
+
+    Raises:
+        KeyError: (when called) If ``strict`` and the key is missing.
+        TypeError: (when called) If a scalar cannot take the loaded dtype without loss.
+        ValueError: (when called) If the loaded array does not fit the existing array, or
+            ``ignore_names`` holds something else than strings and callables.
+    """
+
+    def __init__(self, npz: Any, path: str = "", strict: bool = True,
+                 ignore_names: IgnoreNames = None) -> None:
+        self.npz = npz
+        self.path = path
+        self.strict = strict
+        self.ignore_names = ignore_names
+
+    def __getitem__(self, key: str) -> NpzDeserializer:
+        return NpzDeserializer(self.npz, self.path + key.strip("/") + "/", strict=self.strict,
+                               ignore_names=self.ignore_names)
+
+    def __call__(self, key: str, value: Any) -> Any:
+        key = self.path + key.lstrip("/")
+        if not self.strict and key not in self.npz:
+            return value
+        if _is_ignored(key, self.ignore_names):
+            return value
+        dataset = self._read(key)
+        if _holds_none(dataset):
+            return None
+        if value is None:
+            return dataset
+        if isinstance(value, numpy.ndarray):
+            self._fill(key, value, lambda: numpy.copyto(value, dataset))
+            return value
+        if backend.is_cupy_array(value):
+            self._fill(key, value, lambda: backend.copyto(
+                value, numpy.asarray(dataset, dtype=value.dtype)))
+            return value
+        return _as_scalar(key, value, dataset)
+
+    def _read(self, key: str) -> Any:
+        try:
+            return self.npz[key]
+        except ValueError:
+            # NOTE [None in NPZ files]
+            if not isinstance(self.npz, numpy.lib.npyio.NpzFile):
+                raise
+            return _read_object_member(self.npz, key)
+
+    @staticmethod
+    def _fill(key: str, value: Any, copy: Callable[[], None]) -> None:
+        try:
+            copy()
+        except ValueError as error:
+            raise ValueError(
+                f"array '{key}' in the file must fit the existing array of shape "
+                f"{value.shape}, got {error}") from error
+
+
+def _as_scalar(key: str, value: Any, dataset: Any) -> Any:
+    value_type = type(value)
+    loaded = numpy.asarray(dataset)
+    # Python's int has unlimited precision, so any NumPy integer fits it.
+    integer_into_int = numpy.issubdtype(loaded.dtype, numpy.integer) and value_type is int
+    if (numpy.issubdtype(loaded.dtype, numpy.number) and not integer_into_int
+            and not numpy.can_cast(loaded.dtype, value_type)):
+        raise TypeError(
+            f"value '{key}' must be loadable into {value_type.__name__} without loss, got "
+            f"dtype {loaded.dtype}: Cannot assign value of type '{loaded.dtype}' to "
+            f"'{value_type.__name__}'")
+    return value_type(loaded)
+
+
+def load_npz(file: FileLike, obj: Any, path: str = "", strict: bool = True,
+             ignore_names: IgnoreNames = None) -> None:
+    """Loads ``obj`` (e.g. a Link) in place from an NPZ file written by :func:`save_npz`.
+
+    Args:
+        file: A path or a binary file object.
+        obj: The object to fill; its structure must match the file's.
+        path: The path inside the file the object was saved at (e.g. ``'updater/model:main/'``
+            for a trainer snapshot); empty for a file written by ``save_npz(file, obj)``.
+        strict: Whether a missing value raises KeyError.
+        ignore_names: Keys (or predicates on keys) whose values are left as they are.
+    """
+    with numpy.load(file, allow_pickle=False) as npz:
+        NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names).load(obj)

@@ -18,6 +18,7 @@ from chainer_compat import function_hooks
 from chainer_compat import _engine
 from chainer_compat._engine import backward
 from chainer_compat.function import Function, FunctionAdapter
+from chainer_compat import autograd
 from chainer_compat import gradient_check
 from chainer_compat import link, serializers, porting
 from chainer_compat.link import Link, Chain, ChainList

@@ -23,6 +23,16 @@ _heappush = heapq.heappush
 _heappop = heapq.heappop
 
 
+# NOTE [engine fast path]
+# Most steps have one output, no hooks, no lazy summation and no backward_accumulate, and run
+# without retain_grad, grad()'s capture or debug checks. _Run.run handles that case inline (a
+# method call costs as much as the work it would wrap); everything else goes through the named
+# helpers below, which are the reference behaviour. _FORCE_GENERAL_PATH makes every step take
+# the helpers, so tests can check the two give identical results.
+_FORCE_GENERAL_PATH = False
+_FIRST_ONLY = (0,)
+
+
 class _LazySum(list):
     """Gradients of one node kept apart until they are all known (``lazy_grad_sum``)."""
 
@@ -70,42 +80,89 @@ class _Run:
 
     # ------------------------------------------------------------------------- the loop
     def run(self) -> None:
-        """Visits every pending function once, highest rank first, until none is left."""
+        """Visits every pending function once, highest rank first, until none is left.
+
+        See NOTE [engine fast path] for the inlined common case.
+        """
         grads = self.grads
         pending = self.pending
         targets = self.targets
-        plain = self.captured is None and not self.retain_grad and not self.debug
-        hooks = _config._fast.hooks  # mutated in place by registrations: NOTE [fast flags]
+        seeds = self.seed_nodes
         mark = self.mark
+        hooks = _config._fast.hooks  # mutated in place by registrations: NOTE [fast flags]
+        plain = (self.captured is None and not self.retain_grad and not self.debug
+                 and not _FORCE_GENERAL_PATH)
         while pending:
             func = _heappop(pending)[2]
             # 1. Gather the output gradients: complete, since every consumer ran before.
-            if plain:
-                output_grads = self.pop_output_grads_plain(func)
+            outputs = func.outputs
+            if plain and len(outputs) == 1:
+                node = outputs[0]()
+                grad = None if node is None else grads.pop(node, None)
+                if type(grad) is _LazySum:
+                    grad = _total(grad)
+                output_grads: tuple[Any, ...] = (grad,)
+                if node is not None and node not in seeds:
+                    variable = node._variable()
+                    if variable is not None and variable._grad_var is not None:
+                        variable._grad_var = None
+                del grad
             else:
                 output_grads = self.pop_output_grads(func)
             # 2. Skip the function if none of its inputs wants a gradient.
             input_nodes = func.inputs
             if targets is None:
-                indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+                if len(input_nodes) == 1:
+                    indexes = _FIRST_ONLY if input_nodes[0]._requires_grad else ()
+                else:
+                    indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
             else:
                 indexes = tuple([i for i, x in enumerate(input_nodes) if x in targets])
             if not indexes:
                 continue
-            # 3. One backward step, inside the hooks when there are any.
-            if hooks or func._local_function_hooks:
-                self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
-            else:
-                self.step(func, indexes, output_grads)
-            del output_grads  # NOTE: consumed; the table no longer holds them either
-            # 4. Queue the creators of the inputs that received a gradient.
-            for i in indexes:
+            # 3. One backward step; 4. hand its gradients to the table.
+            if (not plain or hooks or func._local_function_hooks or func.lazy_grad_sum
+                    or type(func).backward_accumulate is not _base_backward_accumulate):
+                if hooks or func._local_function_hooks:
+                    self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
+                else:
+                    self.step(func, indexes, output_grads)
+                del output_grads
+                self.push_creators(func, indexes)
+                continue
+            input_grads = func.backward(indexes, output_grads)
+            del output_grads  # consumed: the table no longer holds them either
+            if len(input_grads) != len(indexes):
+                input_grads = self.select_targets(func, indexes, input_grads)
+            for i, gx in zip(indexes, input_grads):
+                if gx is None:
+                    continue
                 node = input_nodes[i]
+                if type(gx) is not Variable:
+                    self.check_grad(func, i, node, gx)
+                array = gx._array
+                if (type(array) is not node._array_type or array.dtype is not node.dtype
+                        or array.shape != node.shape):
+                    self.check_grad(func, i, node, gx)
                 creator = node._creator_node
-                if creator is not None and creator._engine_mark is not mark and node in grads:
+                if creator is None or node in grads:
+                    self.accumulate(node, gx, False)
+                else:
+                    grads[node] = gx
+                # 5. Queue the creator of each input that received a gradient, once.
+                if creator is not None and creator._engine_mark is not mark:
                     creator._engine_mark = mark
                     self.counter += 1
                     _heappush(pending, (-creator.rank, self.counter, creator))
+
+    def push_creators(self, func: FunctionNode, indexes: tuple[int, ...]) -> None:
+        """Queues the creators of ``func``'s inputs that received a gradient."""
+        grads = self.grads
+        input_nodes = func.inputs
+        for i in indexes:
+            node = input_nodes[i]
+            if node in grads:
+                self.push(node._creator_node)
 
     # ------------------------------------------------------------------------- helpers
     def push(self, func: FunctionNode | None) -> None:
@@ -120,23 +177,6 @@ class _Run:
         self.seed_nodes.add(node)
         self.accumulate(node, grad, False)
         self.push(node._creator_node)
-
-    def pop_output_grads_plain(self, func: FunctionNode) -> tuple[Any, ...]:
-        """pop_output_grads without retain_grad, capture or debug: the common case."""
-        grads = self.grads
-        seeds = self.seed_nodes
-        result = []
-        for ref in func.outputs:
-            node = ref()
-            grad = None if node is None else grads.pop(node, None)
-            if type(grad) is _LazySum:
-                grad = _total(grad)
-            result.append(grad)
-            if node is not None:
-                variable = node._variable()
-                if variable is not None and variable._grad_var is not None and node not in seeds:
-                    variable._grad_var = None
-        return tuple(result)
 
     def pop_output_grads(self, func: FunctionNode) -> tuple[Any, ...]:
         """Takes the gradients of ``func``'s outputs out of the table (they are complete)."""

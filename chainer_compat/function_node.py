@@ -85,6 +85,8 @@ class FunctionNode:
     _is_chainerx_fallback_mode = False
     # The engine run that queued this node last: marks it visited without a set of all nodes.
     _engine_mark: Any = None
+    # Fingerprints of the arrays retained for backward (chainer_compat.autograd's checker).
+    _saved_records: Any = None
 
     # ----------------------------------------------------------------------------- metadata
     @property
@@ -439,8 +441,9 @@ class FunctionNode:
             if node._data is None:
                 retained.append(None)
             else:
-                _saved_arrays.on_read(self, node)
-                retained.append(node.get_variable())
+                # The checker raises VersionMismatch, or hands out the preserved value.
+                variable = _saved_arrays.on_read(self, node)
+                retained.append(node.get_variable() if variable is None else variable)
         return tuple(retained)
 
     def get_retained_outputs(self) -> tuple[Variable | None, ...]:
@@ -468,8 +471,11 @@ class FunctionNode:
                 new_outputs[index] = _weakref(node)
                 changed = True
             else:
-                _saved_arrays.on_read(self, node)
                 variable = node.get_variable()
+            # Also for a resurrected output: its node holds the retained array.
+            preserved = _saved_arrays.on_read(self, node)
+            if preserved is not None:
+                variable = preserved
             retained.append(None if variable._array is None else variable)
         if changed:
             self.outputs = tuple(new_outputs)
@@ -544,7 +550,8 @@ class _NoSavedArrayChecks:
 
     @staticmethod
     def on_read(func: Any, node: Any) -> None:
-        pass
+        """Returns None: hand out the node's own Variable."""
+        return None
 
 
 _saved_arrays: Any = _NoSavedArrayChecks

@@ -524,3 +524,41 @@ def test_intermediate_gradients_are_released_once_consumed():
     # The seed gradient stays on h; every gradient made during backprop is gone.
     assert refs[0]() is h.grad_var
     assert all(r() is None for r in refs[1:])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fast_path_matches_general_path_on_random_graphs(seed, monkeypatch):
+    from chainer_compat import _engine
+
+    def run(force_general):
+        monkeypatch.setattr(_engine, "_FORCE_GENERAL_PATH", force_general)
+        rng = numpy.random.default_rng(seed)
+        leaves = [Variable(rng.uniform(0.5, 1.5, 3)) for _ in range(3)]
+        pool = list(leaves)
+        calls = []
+        for _ in range(12):
+            kind = rng.integers(4)
+            a = pool[rng.integers(len(pool))]
+            b = pool[rng.integers(len(pool))]
+            if kind == 0:
+                y = a * b
+            elif kind == 1:
+                y = a + b
+            elif kind == 2:
+                node = Scale(float(rng.uniform(0.5, 2.0)), calls)
+                y, = node.apply((a,))
+            else:
+                y, = Add2(calls).apply((a, b))
+            pool.append(y)
+        loss = F.sum(pool[-1] * pool[-2] + pool[-3])
+        loss.backward()
+        return [leaf.grad for leaf in leaves], len(calls)
+
+    fast_grads, fast_calls = run(False)
+    general_grads, general_calls = run(True)
+    assert fast_calls == general_calls
+    for fast, general in zip(fast_grads, general_grads):
+        if fast is None or general is None:
+            assert fast is None and general is None
+        else:
+            numpy.testing.assert_allclose(fast, general, rtol=1e-12)

@@ -1,0 +1,490 @@
+"""VersionMismatch: in-place writes to arrays kept for backward, for every kind of function."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import chainer_compat as C
+from chainer_compat import FunctionNode, Variable
+from chainer_compat import function_node as function_node_module
+from chainer_compat import functions as F
+from chainer_compat.autograd import (
+    SMALL_NBYTES,
+    Function,
+    FunctionCtx,
+    VersionMismatch,
+    _saved_arrays,
+    increment_version,
+)
+from chainer_compat.function import Function as OldStyleFunction
+
+
+def arr(*values):
+    return numpy.array(values, dtype=numpy.float64)
+
+
+def large(value=1.0):
+    """A float64 array above the size that is always fingerprinted."""
+    return numpy.full(SMALL_NBYTES // 8 + 1, value)
+
+
+class CtxSquare(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, = ctx.saved_tensors
+        return 2 * x.array * gy.array
+
+
+class CtxExp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = numpy.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        y, = ctx.saved_tensors
+        return y.array * gy.array
+
+
+class CtxScratch(Function):
+    """Saves an array that is neither an input nor an output, and exposes it."""
+
+    last_scratch = None
+
+    @staticmethod
+    def forward(ctx, x):
+        scratch = x * 3.0
+        CtxScratch.last_scratch = scratch
+        ctx.save_for_backward(scratch)
+        return x * 3.0
+
+    @staticmethod
+    def backward(ctx, gy):
+        scratch, = ctx.saved_tensors
+        return gy.array * scratch.array / scratch.array * 3.0
+
+
+class SquareNode(FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] * inputs[0],
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * x * 2.0,
+
+
+class ExpNode(FunctionNode):
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return numpy.exp(inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * y,
+
+
+class OldStyleSquare(OldStyleFunction):
+    def forward(self, inputs):
+        return inputs[0] * inputs[0],
+
+    def backward(self, inputs, grad_outputs):
+        return 2 * inputs[0] * grad_outputs[0],
+
+
+def square_by(kind, x):
+    if kind == "ctx":
+        return CtxSquare.apply(x)
+    if kind == "node":
+        return SquareNode().apply((x,))[0]
+    return OldStyleSquare()(x)
+
+
+KINDS = ["ctx", "node", "old-style"]
+LABELS = {"ctx": "CtxSquare", "node": "SquareNode", "old-style": "OldStyleSquare"}
+
+
+@pytest.fixture(autouse=True)
+def _checker_installed():
+    assert function_node_module._saved_arrays is _saved_arrays.SavedArrayChecker
+    yield
+    _saved_arrays._versions.clear()
+
+
+def test_version_mismatch_is_a_runtime_error():
+    assert issubclass(VersionMismatch, RuntimeError)
+
+
+# ------------------------------------------------------------------------------------ detection
+@pytest.mark.parametrize("kind", KINDS)
+def test_saved_input_written_in_place_raises_naming_function_and_array(kind):
+    x = Variable(arr(1.0, 2.0, 3.0))
+    y = square_by(kind, x)
+    x.array[1] = 10.0
+    with pytest.raises(VersionMismatch) as info:
+        F.sum(y).backward()
+    message = str(info.value)
+    assert f"input 0 of {LABELS[kind]}, saved for its backward, must not be modified" in message
+    assert "saved array: input 0, shape=(3,), dtype=float64" in message
+    assert "allow_mutation_on_saved_tensors" in message
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_augmented_assignment_on_the_array_is_detected(kind):
+    x = Variable(arr(1.0, 2.0))
+    y = square_by(kind, x)
+    data = x.array
+    data += 1
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+@pytest.mark.parametrize("apply", [CtxExp.apply, lambda x: ExpNode().apply((x,))[0]])
+def test_saved_output_written_in_place_raises(apply):
+    x = Variable(arr(0.0, 1.0))
+    y = apply(x)
+    y.array *= 2.0
+    with pytest.raises(VersionMismatch, match=r"output 0 of (CtxExp|ExpNode), saved for its"):
+        F.sum(y).backward()
+
+
+class ExpPairNode(FunctionNode):
+    """Outputs (exp(x), 2 exp(x)); keeps only the second for backward."""
+
+    def forward(self, inputs):
+        self.retain_outputs((1,))
+        y = numpy.exp(inputs[0])
+        return y, y * 2.0
+
+    def backward(self, indexes, grad_outputs):
+        doubled, = self.get_retained_outputs()
+        g0, g1 = grad_outputs
+        total = g0 * doubled * 0.5
+        return (total if g1 is None else total + g1 * doubled),
+
+
+class CtxExpPair(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = numpy.exp(x)
+        doubled = y * 2.0
+        ctx.save_for_backward(doubled)
+        return y, doubled
+
+    @staticmethod
+    def backward(ctx, g0, g1):
+        doubled, = ctx.saved_tensors
+        return (g0.array * 0.5 + g1.array) * doubled.array
+
+
+def _first_of_pair_keeping_second_array(apply, x):
+    """Applies a pair function, keeps output 0 and only the array of output 1 (its Variable
+    and node are dropped, so backward has to resurrect it from the retained array)."""
+    first, second = apply(x)
+    data = second.array
+    del second
+    return first, data
+
+
+@pytest.mark.parametrize("apply", [
+    CtxExpPair.apply,
+    lambda x: ExpPairNode().apply((x,)),
+])
+def test_saved_output_whose_node_was_dropped_is_still_checked(apply):
+    x = Variable(arr(0.0, 1.0))
+    first, data = _first_of_pair_keeping_second_array(apply, x)
+    F.sum(first).backward()  # resurrected and unchanged: fine
+    numpy.testing.assert_allclose(x.grad, numpy.exp([0.0, 1.0]))
+    first, data = _first_of_pair_keeping_second_array(apply, x)
+    data[0] = 7.0
+    with pytest.raises(VersionMismatch, match=r"output 1 of (CtxExpPair|ExpPairNode)"):
+        F.sum(first).backward()
+
+
+def test_saved_array_that_is_neither_input_nor_output_is_checked():
+    x = Variable(arr(1.0, 2.0))
+    y = CtxScratch.apply(x)
+    CtxScratch.last_scratch[0] = -1.0
+    with pytest.raises(VersionMismatch, match=r"saved tensor 0 of CtxScratch"):
+        F.sum(y).backward()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_error_without_a_write(kind):
+    x = Variable(arr(1.0, 2.0))
+    F.sum(square_by(kind, x)).backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_write_through_the_base_of_a_saved_view_is_detected(kind):
+    base = arr(1.0, 2.0, 3.0, 4.0)
+    x = Variable(base[1:3])
+    y = square_by(kind, x)
+    base[2] = 0.0
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+def test_write_through_a_view_of_a_saved_base_is_detected():
+    base = arr(1.0, 2.0, 3.0)
+    x = Variable(base)
+    y = CtxSquare.apply(x)
+    view = base[::2]
+    view[1] = 7.0
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+def test_writes_inside_forward_are_fine():
+    class WritesAfterSaving(Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x * 2.0
+            ctx.save_for_backward(out)
+            out += 1.0  # forward still owns it: the value at return is what is saved
+            return out
+
+        @staticmethod
+        def backward(ctx, gy):
+            out, = ctx.saved_tensors
+            return gy.array * (out.array - 1.0)
+
+    class RetainThenWrite(FunctionNode):
+        def forward(self, inputs):
+            self.retain_outputs((0,))
+            out = inputs[0] * 2.0
+            out += 1.0
+            return out,
+
+        def backward(self, indexes, grad_outputs):
+            out, = self.get_retained_outputs()
+            return grad_outputs[0] * (out - 1.0),
+
+    x = Variable(arr(1.0, 2.0))
+    F.sum(WritesAfterSaving.apply(x)).backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+    x.cleargrad()
+    F.sum(RetainThenWrite().apply((x,))[0]).backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_writes_after_backward_succeed_as_in_a_legacy_sgd_loop(kind):
+    w = Variable(arr(1.0, -2.0))
+    for _ in range(3):
+        w.cleargrad()
+        loss = F.sum(square_by(kind, w))
+        loss.backward()
+        w.array -= 0.25 * w.grad  # in place into the retained parameter
+    assert w.array.flags.writeable
+    numpy.testing.assert_allclose(w.array, arr(1.0, -2.0) * 0.5 ** 3)
+
+
+def test_saved_arrays_that_backward_never_reads_are_exempt():
+    class RetainsButIgnores(FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            return inputs[0] * 3.0,
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 3.0,
+
+    class SavesButIgnores(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 3.0
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy.array * 3.0
+
+    for apply in (lambda x: RetainsButIgnores().apply((x,))[0], SavesButIgnores.apply):
+        x = Variable(arr(1.0, 2.0))
+        y = apply(x)
+        x.array[0] = 5.0
+        F.sum(y).backward()
+        numpy.testing.assert_array_equal(x.grad, [3.0, 3.0])
+
+
+def test_a_write_that_stores_the_same_values_is_not_reported():
+    x = Variable(arr(1.0, 2.0))
+    y = CtxSquare.apply(x)
+    x.array[...] = x.array.copy()
+    F.sum(y).backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+def test_nan_values_left_alone_are_not_reported():
+    x = Variable(arr(numpy.nan, 2.0))
+    y = CtxSquare.apply(x)
+    F.sum(y).backward()
+    assert numpy.isnan(x.grad[0]) and x.grad[1] == 4.0
+
+
+def test_each_function_compares_with_its_own_forward():
+    x = Variable(arr(1.0, 2.0))
+    first = SquareNode().apply((x,))[0]
+    x.array[0] = 3.0
+    second = SquareNode().apply((x,))[0]  # saved after the write: fine for this one
+    F.sum(second).backward()
+    numpy.testing.assert_array_equal(x.grad, [6.0, 4.0])
+    with pytest.raises(VersionMismatch):
+        F.sum(first).backward()
+
+
+# ------------------------------------------------------------------------------------ large
+@pytest.mark.parametrize("kind", KINDS)
+def test_large_arrays_are_not_fingerprinted_by_default(kind):
+    x = Variable(large())
+    y = square_by(kind, x)
+    x.array[0] = 5.0
+    F.sum(y).backward()  # documented: not detected without check_saved_arrays
+    assert x.grad[0] == 10.0
+
+
+@pytest.mark.parametrize("key", ["check_saved_arrays", "debug"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_large_arrays_are_checked_under_the_config_key_or_debug(kind, key):
+    x = Variable(large())
+    with C.using_config(key, True):
+        y = square_by(kind, x)
+    x.array[-1] = 5.0
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+def test_large_non_contiguous_arrays_are_checked_under_the_config_key():
+    base = numpy.ones((2, SMALL_NBYTES // 8 + 1))
+    x = Variable(base.T)
+    with C.using_config("check_saved_arrays", True):
+        y = CtxSquare.apply(x)
+    F.sum(y).backward()  # unchanged: fine
+    base[1, 0] = 3.0
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+# ------------------------------------------------------------------------------------ versions
+@pytest.mark.parametrize("kind", KINDS)
+def test_increment_version_catches_writes_the_fingerprint_cannot(kind):
+    x = Variable(large())
+    y = square_by(kind, x)
+    x.array[0] = 1.0  # same value, and a large array: invisible to the fingerprint
+    increment_version(x)
+    with pytest.raises(VersionMismatch, match=r"marked as modified"):
+        F.sum(y).backward()
+
+
+def test_increment_version_through_a_view_counts():
+    base = large()
+    x = Variable(base)
+    y = CtxSquare.apply(x)
+    increment_version(base[:3])
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+def test_increment_version_before_forward_does_not_affect_that_forward():
+    x = Variable(large())
+    increment_version(x.array)
+    y = CtxSquare.apply(x)
+    F.sum(y).backward()
+    assert x.grad[0] == 2.0
+
+
+def test_increment_version_rejects_non_arrays():
+    with pytest.raises(TypeError, match=r"increment_version arguments must be"):
+        increment_version([1.0])
+
+
+def test_version_entries_go_with_their_array():
+    x = numpy.ones(3)
+    increment_version(x)
+    assert _saved_arrays._versions
+    del x
+    assert not _saved_arrays._versions
+
+
+def test_mark_dirty_in_a_later_forward_invalidates_earlier_saves():
+    class AddOneInPlace(Function):
+        @staticmethod
+        def forward(ctx, x):
+            x += 1.0
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)  # its own save is taken after forward: fine
+            return x
+
+        @staticmethod
+        def backward(ctx, gy):
+            saved, = ctx.saved_tensors
+            return gy.array * (saved.array / saved.array)
+
+    x = Variable(large())
+    y = CtxSquare.apply(x)
+    z = AddOneInPlace.apply(x)
+    F.sum(z).backward()
+    with pytest.raises(VersionMismatch, match=r"input 0 of CtxSquare"):
+        F.sum(y).backward()
+
+
+def test_mark_dirty_outside_forward_raises():
+    with pytest.raises(RuntimeError, match=r"mark_dirty of Function must be called inside "
+                                           r"forward.*increment_version"):
+        FunctionCtx().mark_dirty(numpy.ones(1))
+
+
+# ------------------------------------------------------------------------------------ helpers
+def test_same_bits_treats_nan_as_equal_and_sees_sign_of_zero():
+    a = numpy.array([numpy.nan, 0.0, 1.0 + 2.0j])
+    assert _saved_arrays.same_bits(a, a.copy())
+    b = a.copy()
+    b[1] = -0.0
+    assert not _saved_arrays.same_bits(a, b)
+    assert not _saved_arrays.same_bits(a, a[:2])
+
+
+def test_device_copy_fingerprint_compares_bits_on_the_arrays_device():
+    array = arr(1.0, numpy.nan)
+    fingerprint = _saved_arrays._DeviceCopy(_saved_arrays._copy(array))
+    assert not fingerprint.changed(array)
+    array[0] = 2.0
+    assert fingerprint.changed(array)
+
+
+def cupy_or_skip():
+    cupy = pytest.importorskip("cupy")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # noqa: BLE001 - no driver: CuPy raises its own CUDA error
+        pytest.skip(f"CuPy cannot count CUDA devices: {error}")
+    if count < 1:
+        pytest.skip("CuPy sees no CUDA device")
+    return cupy
+
+
+@pytest.mark.gpu
+def test_cupy_arrays_are_checked_under_the_config_key():
+    cupy = cupy_or_skip()
+    x = Variable(cupy.asarray([1.0, 2.0]))
+    y = CtxSquare.apply(x)
+    x.array[0] = 3.0
+    F.sum(y).backward()  # off by default on the device: comparing would synchronise
+    x = Variable(cupy.asarray([1.0, 2.0]))
+    with C.using_config("check_saved_arrays", True):
+        y = CtxSquare.apply(x)
+        z = SquareNode().apply((x,))[0]
+    F.sum(z).backward()
+    numpy.testing.assert_array_equal(x.grad.get(), [2.0, 4.0])
+    x.array[0] = 3.0
+    with pytest.raises(VersionMismatch):
+        F.sum(y).backward()

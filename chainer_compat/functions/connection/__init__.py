@@ -1,0 +1,1 @@
+"""Connection functions: ``linear``, ``embed_id``, ``bilinear``."""

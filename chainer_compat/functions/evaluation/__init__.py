@@ -1,0 +1,1 @@
+"""Evaluation functions (non-differentiable): ``accuracy``, ``binary_accuracy``, ``r2_score``."""

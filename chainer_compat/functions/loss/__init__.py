@@ -1,0 +1,1 @@
+"""Loss functions: cross entropies, regression errors, VAE terms and metric-learning losses."""

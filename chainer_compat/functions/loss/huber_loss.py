@@ -1,0 +1,85 @@
+"""``huber_loss``: squared error near zero, absolute error beyond ``delta``.
+
+Layer 5: imports backend, utils, variable, function_node and type_check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.utils import type_check
+
+
+class HuberLoss(FunctionNode):
+    """Huber loss. Use :func:`huber_loss`."""
+
+    def __init__(self, delta: float, reduce: str = "sum_along_second_axis") -> None:
+        self.delta = delta
+        check_reduce(reduce, ("sum_along_second_axis", "no"), "huber_loss")
+        self.reduce = reduce
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x", "t"))
+        type_check.expect(
+            in_types[0].dtype.kind == "f",
+            in_types[0].dtype == in_types[1].dtype,
+            in_types[0].shape == in_types[1].shape,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        dtype = x.dtype
+        delta = dtype.type(self.delta)
+        distance = utils.force_array(abs(x - t), dtype)
+        half = dtype.type(0.5)
+        loss = xp.where(distance <= delta, half * distance * distance,
+                        delta * (distance - half * delta))
+        if self.reduce == "sum_along_second_axis":
+            loss = loss.sum(axis=1)
+        return utils.force_array(loss, dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.broadcast import broadcast_to
+        from chainer_compat.functions.array.reshape import reshape
+
+        x, t = self.get_retained_inputs()
+        gy, = grad_outputs
+        diff = x - t
+        xp = backend.get_array_module(diff.array)
+        dtype = diff.dtype
+        inside = utils.force_array(abs(diff.array) <= self.delta).astype(dtype)
+        # d/d(diff) is diff inside the quadratic zone, delta * sign(diff) outside it.
+        outside_slope = utils.force_array(
+            (1 - inside) * (dtype.type(self.delta) * xp.sign(diff.array)), dtype)
+        if self.reduce == "sum_along_second_axis":
+            gy = broadcast_to(reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:]), diff.shape)
+        gx = gy * (diff * inside + outside_slope)
+        return tuple([gx if i == 0 else -gx for i in indexes])
+
+
+def huber_loss(x: Any, t: Any, delta: float,
+               reduce: str = "sum_along_second_axis") -> variable.Variable:
+    """Huber loss of ``a = x - t``: ``a**2 / 2`` where ``|a| <= delta``, else
+    ``delta * (|a| - delta / 2)``.
+
+    Args:
+        x: Float input of shape ``(N, K, ...)``.
+        t: Target of ``x``'s shape and dtype.
+        delta: The threshold between the quadratic and the linear part.
+        reduce: ``'sum_along_second_axis'`` sums the losses over axis 1; ``'no'`` keeps
+            them elementwise.
+
+    Returns:
+        The loss Variable: ``x``'s shape without axis 1, or ``x``'s shape for ``'no'``.
+
+    Raises:
+        ValueError: On an invalid ``reduce``.
+        chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
+    """
+    return HuberLoss(delta=delta, reduce=reduce).apply((x, t))[0]

@@ -1,0 +1,58 @@
+"""``mean_absolute_error``: the mean of ``|x0 - x1|`` over all elements.
+
+Layer 5: imports backend, utils, variable, function_node and type_check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.utils import type_check
+
+
+class MeanAbsoluteError(FunctionNode):
+    """Mean absolute error. Use :func:`mean_absolute_error`."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x0", "x1"))
+        type_check.expect(
+            in_types[0].dtype.kind == "f",
+            in_types[0].dtype == in_types[1].dtype,
+            in_types[0].shape == in_types[1].shape,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0, x1 = inputs
+        self.diff = x0 - x1
+        # float16 sums overflow and lose precision: accumulate in float32.
+        total = abs(self.diff).sum(dtype=numpy.float32 if x0.dtype == numpy.float16 else None)
+        return utils.force_array(total / self.diff.size, x0.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.broadcast import broadcast_to
+
+        gy, = grad_outputs
+        sign = backend.get_array_module(self.diff).sign(self.diff)
+        gx0 = broadcast_to(gy * (1.0 / self.diff.size), self.diff.shape) * sign
+        return tuple([gx0 if i == 0 else -gx0 for i in indexes])
+
+
+def mean_absolute_error(x0: Any, x1: Any) -> variable.Variable:
+    """Mean of the absolute differences of ``x0`` and ``x1``.
+
+    Args:
+        x0: Float Variable or array.
+        x1: Variable or array of ``x0``'s shape and dtype.
+
+    Returns:
+        A Variable of shape ``()``.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
+    """
+    return MeanAbsoluteError().apply((x0, x1))[0]

@@ -1,0 +1,375 @@
+"""``softmax_cross_entropy``: log-softmax followed by the negative log-likelihood of the labels.
+
+Layer 5: imports backend, configuration, utils, variable, function_node and type_check; the
+double-backprop path composes ``log_softmax`` and ``sum`` (imported on use). The default
+path is on the hot path of every classifier step: one softmax in forward, one subtraction in
+backward, the softmax cached in between.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.configuration import config
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.utils import type_check
+
+_SOFT_TARGET_LOSSES = ("cross-entropy", "kl-divergence")
+
+
+def _check_class_weight_option(class_weight: Any) -> None:
+    if class_weight is None:
+        return
+    if isinstance(class_weight, variable.Variable):
+        # compat: Chainer raises ValueError here.
+        raise ValueError(  # noqa: TRY004
+            "class_weight of softmax_cross_entropy must be a numpy.ndarray or cupy.ndarray, "
+            "got a Variable: pass its .array")
+    if class_weight.ndim != 1:
+        raise ValueError(
+            "class_weight of softmax_cross_entropy must be 1-dimensional, got ndim="
+            f"{class_weight.ndim}")
+    if class_weight.dtype.kind != "f":
+        raise ValueError(
+            "class_weight of softmax_cross_entropy must have a float dtype, got "
+            f"{class_weight.dtype}")
+
+
+def _check_input_values(x: Any, t: Any, ignore_label: int) -> None:
+    """Debug-mode check that every label is a class index or ``ignore_label``."""
+    x = variable.as_array(x)
+    valid = ((0 <= t) & (t < x.shape[1])) | (t == ignore_label)
+    if not valid.all():
+        raise ValueError(
+            f"each label t of softmax_cross_entropy must satisfy 0 <= t < x.shape[1] "
+            f"({x.shape[1]}) or t == ignore_label ({ignore_label}), got t={t}")
+
+
+def _reduction_dtype(dtype: Any) -> Any:
+    # float16 sums lose too much precision: accumulate them in float32, as Chainer does.
+    return numpy.float32 if dtype == numpy.float16 else dtype
+
+
+def _class_axis_shape(ndim: int) -> tuple[int, ...]:
+    """Shape that puts a per-class vector on axis 1 of an ``ndim``-dimensional array."""
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _softmax_parts(x: Any) -> tuple[Any, Any, Any]:
+    """Returns ``(x - max, exp(x - max), sum of exp)``, the reductions keeping axis 1."""
+    xp = backend.get_array_module(x)
+    shifted = x - x.max(axis=1, keepdims=True)
+    exp_shifted = xp.exp(shifted)
+    total = exp_shifted.sum(axis=1, keepdims=True)
+    return shifted, exp_shifted, total
+
+
+def _softmax(x: Any) -> Any:
+    _, exp_shifted, total = _softmax_parts(x)
+    exp_shifted /= total
+    return exp_shifted
+
+
+def _labels(xp: Any, t: Any, ignore_label: int) -> tuple[Any, Any]:
+    """Returns labels safe to index with (ignored ones replaced by 0) and the mask of the
+    labels that are not ignored, or None when none is (checked on NumPy only, where it is
+    cheap and saves the masking work)."""
+    valid = t != ignore_label
+    if xp is numpy and valid.all():
+        return t, None
+    return xp.where(valid, t, 0), valid
+
+
+def _expand_class_axis(array: Any) -> Any:
+    """Inserts a singleton axis 1, where the classes of ``x`` are."""
+    return array.reshape(array.shape[:1] + (1,) + array.shape[1:])
+
+
+def _pick_classes(xp: Any, array: Any, labels: Any) -> Any:
+    """Returns ``array[n, labels[n, ...], ...]``: one class per label position (a new array)."""
+    if array.ndim == 2:
+        return array[xp.arange(len(labels)), labels]
+    return xp.take_along_axis(array, _expand_class_axis(labels), axis=1).reshape(labels.shape)
+
+
+def _subtract_one_at_classes(xp: Any, array: Any, labels: Any) -> None:
+    """Subtracts 1 from ``array[n, labels[n, ...], ...]`` in place (``array`` C-contiguous)."""
+    count = len(labels)
+    if array.ndim == 2:
+        array[xp.arange(count), labels] -= 1
+        return
+    view = array.reshape(count, array.shape[1], -1)  # a view, as array is C-contiguous
+    units = view.shape[2]
+    view[xp.arange(count)[:, None], labels.reshape(count, units),
+         xp.arange(units)[None, :]] -= 1
+
+
+class SoftmaxCrossEntropy(FunctionNode):
+    """Softmax followed by cross entropy; differentiable once, with respect to ``x`` only.
+
+    Use :func:`softmax_cross_entropy`.
+    """
+
+    # compat: class-level defaults, read by instances unpickled from older versions.
+    normalize = True
+    y = None
+    _coeff: Any = None
+    soft_target = False
+    eps = 1e-7
+
+    def __init__(self, normalize: bool = True, cache_score: bool = True,
+                 class_weight: Any = None, ignore_label: int = -1, reduce: str = "mean",
+                 soft_target_loss: str = "cross-entropy") -> None:
+        self.normalize = normalize
+        self.cache_score = cache_score
+        _check_class_weight_option(class_weight)
+        self.class_weight = class_weight
+        self.ignore_label = ignore_label
+        check_reduce(reduce, ("mean", "no"), "softmax_cross_entropy")
+        self.reduce = reduce
+        self.soft_target_loss = soft_target_loss
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x", "t"))
+        x_type, t_type = in_types
+        if type_check.eval(t_type.dtype.kind) == "i":
+            type_check.expect(
+                x_type.dtype.kind == "f",
+                t_type.dtype.kind == "i",
+                t_type.ndim == x_type.ndim - 1,
+                x_type.shape[0] == t_type.shape[0],
+                x_type.shape[2:] == t_type.shape[1:],
+            )
+        else:
+            # A float t holds soft targets: one distribution over the classes per sample.
+            type_check.expect(
+                x_type.dtype.kind == "f",
+                t_type.dtype.kind == "f",
+                x_type.shape == t_type.shape,
+            )
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        # The common case (integer labels), checked without building expressions.
+        if len(in_data) == 2:
+            x, t = in_data
+            if (x.dtype.kind == "f" and t.dtype.kind == "i" and x.ndim >= 2
+                    and t.ndim == x.ndim - 1 and x.shape[0] == t.shape[0]
+                    and x.shape[2:] == t.shape[1:]):
+                return
+        super()._check_data_type_forward(in_data)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        if x.ndim == t.ndim and x.shape == t.shape:
+            self.soft_target = True
+        if config.debug and not self.soft_target:
+            _check_input_values(x, t, self.ignore_label)
+        if x.size == 0:
+            return self._forward_empty(xp, x, t)
+
+        shifted, exp_shifted, total = _softmax_parts(x)
+        log_total = xp.log(total)
+        if self.cache_score:
+            exp_shifted /= total
+            self.y = exp_shifted
+        if self.soft_target:
+            return self._soft_target_loss(xp, x, t, shifted - log_total)
+
+        labels, valid = _labels(xp, t, self.ignore_label)
+        # log_softmax(x) at the labels, computed only where it is read.
+        log_p = _pick_classes(xp, shifted, labels)
+        log_p -= log_total.reshape(t.shape)
+        if self.class_weight is not None:
+            log_p *= xp.asarray(self.class_weight)[labels]
+        if valid is not None:
+            log_p *= valid
+
+        if self.reduce == "no":
+            return utils.force_array(-log_p, x.dtype),
+        if not self.normalize:
+            self._coeff = 1.0 / max(len(x), 1)
+        elif valid is None:
+            self._coeff = 1.0 / max(t.size, 1)
+        elif xp is numpy:
+            self._coeff = 1.0 / max(int(valid.sum()), 1)
+        else:
+            # Keep the count on the device: reading it would synchronize.
+            count = valid.sum(dtype=_reduction_dtype(x.dtype))
+            self._coeff = 1.0 / xp.maximum(count, 1)
+        loss = log_p.sum(dtype=_reduction_dtype(x.dtype)) * -self._coeff
+        return utils.force_array(loss, x.dtype).reshape(()),
+
+    def _forward_empty(self, xp: Any, x: Any, t: Any) -> tuple[Any, ...]:
+        if self.cache_score:
+            self.y = xp.zeros_like(x)
+        loss_shape = t.shape[:1] + t.shape[2:] if self.soft_target else t.shape
+        if self.reduce == "mean":
+            self._coeff = 1.0
+            return xp.zeros((), dtype=x.dtype),
+        return xp.zeros(loss_shape, dtype=x.dtype),
+
+    def _soft_target_loss(self, xp: Any, x: Any, t: Any, log_y: Any) -> tuple[Any, ...]:
+        if self.soft_target_loss == "kl-divergence":
+            loss = xp.sum(t * (xp.log(t + self.eps) - log_y), axis=1)
+        else:
+            loss = -xp.sum(t * log_y, axis=1)
+        if self.reduce == "mean":
+            # compat: soft targets are averaged over samples; normalize is not consulted.
+            self._coeff = 1.0 / (x.size / x.shape[1])
+            loss = loss.sum(dtype=_reduction_dtype(x.dtype)) * self._coeff
+            return utils.force_array(loss, x.dtype).reshape(()),
+        return utils.force_array(loss, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, t = self.get_retained_inputs()
+        grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
+            self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
+        gx, = grad.apply((x, t) + tuple(grad_outputs))
+        return gx, None
+
+
+class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):
+    """The gradient of :class:`SoftmaxCrossEntropy` with respect to ``x``; not differentiable.
+
+    Inputs are ``x``, ``t`` and the gradient of the loss.
+    """
+
+    def __init__(self, ignore_label: int, class_weight: Any, y: Any, coeff: Any,
+                 soft_target: bool) -> None:
+        self.ignore_label = ignore_label
+        self.class_weight = class_weight
+        self.y = y
+        self.coeff = coeff
+        self.soft_target = soft_target
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, t, gloss = inputs
+        xp = backend.get_array_module(x)
+        if x.size == 0:
+            return xp.zeros_like(x),
+        # The cached softmax may be read by a later backward again: work on a copy.
+        gx = self.y.copy() if self.y is not None else _softmax(x)
+        if self.coeff is not None:
+            scale = gloss * self.coeff  # a scalar: the loss was reduced
+        else:
+            scale = _expand_class_axis(gloss)
+        if self.soft_target:
+            gx -= t
+            gx *= scale
+            return utils.force_array(gx, x.dtype),
+        labels, valid = _labels(xp, t, self.ignore_label)
+        _subtract_one_at_classes(xp, gx, labels)
+        if self.class_weight is not None:
+            weight = xp.asarray(self.class_weight)[labels]
+            if valid is not None:
+                weight *= valid
+            scale = scale * _expand_class_axis(weight)
+        elif valid is not None:
+            scale = scale * _expand_class_axis(valid)
+        gx *= scale
+        return utils.force_array(gx, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        raise RuntimeError(
+            "softmax_cross_entropy must be called with enable_double_backprop=True to be "
+            "differentiated twice, got enable_double_backprop=False: pass "
+            "enable_double_backprop=True")
+
+
+def _double_backward_softmax_cross_entropy(
+        x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int, reduce: str,
+        soft_target_loss: str) -> variable.Variable:
+    from chainer_compat.functions.activation.log_softmax import log_softmax
+    from chainer_compat.functions.math.sum import sum as _sum
+
+    _check_class_weight_option(class_weight)
+    check_reduce(reduce, ("mean", "no"), "softmax_cross_entropy")
+    x = variable.as_variable(x)
+    t = variable.as_array(t)
+    x_array = x.array
+    if config.type_check:
+        SoftmaxCrossEntropy()._check_data_type_forward((x_array, t))
+    xp = backend.get_array_module(x_array)
+    dtype = x_array.dtype
+    soft_target = x_array.ndim == t.ndim and x_array.shape == t.shape
+    if config.debug and not soft_target:
+        _check_input_values(x_array, t, ignore_label)
+
+    log_y = log_softmax(x)
+    if soft_target:
+        loss = -_sum(log_y * t, axis=1)
+        if soft_target_loss == "kl-divergence":
+            loss = loss + xp.sum(t * xp.log(t + SoftmaxCrossEntropy.eps), axis=1).astype(dtype)
+        if reduce == "mean":
+            loss = _sum(loss * (1.0 / (x_array.size / x_array.shape[1])))
+        return loss
+
+    # The labels as weights on axis 1: zero except at the label, where they hold the class
+    # weight; rows of ignored samples are all zero.
+    t_valid = t != ignore_label
+    classes = xp.arange(x_array.shape[1]).reshape(_class_axis_shape(x_array.ndim))
+    weights = (xp.expand_dims(t, 1) == classes) & xp.expand_dims(t_valid, 1)
+    weights = weights.astype(dtype)
+    if class_weight is not None:
+        weights *= xp.asarray(class_weight, dtype=dtype).reshape(
+            _class_axis_shape(x_array.ndim))
+    loss = -_sum(log_y * weights, axis=1)
+    if reduce == "mean":
+        count = int(t_valid.sum()) if normalize else len(x_array)
+        loss = _sum(loss * (1.0 / max(count, 1)))
+    return loss
+
+
+def softmax_cross_entropy(
+        x: Any, t: Any, normalize: bool = True, cache_score: bool = True,
+        class_weight: Any = None, ignore_label: int = -1, reduce: str = "mean",
+        enable_double_backprop: bool = False,
+        soft_target_loss: str = "cross-entropy") -> variable.Variable:
+    """Cross entropy between ``softmax(x)`` (along axis 1) and the labels ``t``.
+
+    Args:
+        x: Unnormalized log-probabilities of shape ``(N, C, ...)``: axis 1 holds the classes;
+            axes after it replicate the softmax (e.g. per pixel).
+        t: Signed integer labels of shape ``(N, ...)``; samples labelled ``ignore_label``
+            contribute nothing. A float ``t`` of ``x``'s shape holds soft targets instead
+            (probability distributions over the classes).
+        normalize: With ``reduce='mean'``, divide by the number of labels that are not
+            ignored (True) or by the batch size ``N`` (False).
+        cache_score: Keep the softmax from forward for backward (faster, more memory).
+        class_weight: Optional array of shape ``(C,)``; each log-probability is multiplied by
+            the weight of its class.
+        ignore_label: The label value to ignore.
+        reduce: ``'mean'`` for a scalar loss, ``'no'`` for one loss per label (0 where
+            ignored).
+        enable_double_backprop: Use an implementation that can be differentiated twice
+            (slower; the default one can be differentiated once).
+        soft_target_loss: ``'cross-entropy'`` or ``'kl-divergence'``, for soft targets.
+
+    Returns:
+        The loss: shape ``()`` for ``reduce='mean'``, else ``t``'s shape (for soft targets,
+        ``x``'s shape without axis 1). Only ``x`` receives a gradient.
+
+    Raises:
+        ValueError: On an invalid ``reduce``, ``soft_target_loss`` or ``class_weight``, or, in
+            debug mode, on a label out of range.
+        chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
+    """
+    if soft_target_loss not in _SOFT_TARGET_LOSSES:
+        raise ValueError(
+            "soft_target_loss of softmax_cross_entropy must be 'cross-entropy' or "
+            f"'kl-divergence', got {soft_target_loss!r}")
+    if not enable_double_backprop:
+        func = SoftmaxCrossEntropy(normalize, cache_score, class_weight, ignore_label, reduce,
+                                   soft_target_loss)
+        loss, = func.apply((x, t))
+        return loss
+    return _double_backward_softmax_cross_entropy(
+        x, t, normalize, class_weight, ignore_label, reduce, soft_target_loss)

@@ -1,0 +1,53 @@
+"""``squared_error``: the elementwise ``(x0 - x1) ** 2``.
+
+Layer 5: imports utils, variable, function_node and type_check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.utils import type_check
+
+
+class SquaredError(FunctionNode):
+    """Elementwise squared error. Use :func:`squared_error`."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x0", "x1"))
+        type_check.expect(
+            in_types[0].dtype.kind == "f",
+            in_types[0].dtype == in_types[1].dtype,
+            in_types[0].shape == in_types[1].shape,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        diff = x0 - x1
+        return utils.force_array(diff * diff, x0.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0, x1 = self.get_retained_inputs()
+        gy, = grad_outputs
+        g = gy * 2 * (x0 - x1)
+        return tuple([g if i == 0 else -g for i in indexes])
+
+
+def squared_error(x0: Any, x1: Any) -> variable.Variable:
+    """Elementwise squared difference ``(x0 - x1) ** 2`` (not halved).
+
+    Args:
+        x0: Float Variable or array.
+        x1: Variable or array of ``x0``'s shape and dtype.
+
+    Returns:
+        A Variable of the inputs' shape.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
+    """
+    return SquaredError().apply((x0, x1))[0]

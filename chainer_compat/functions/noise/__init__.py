@@ -1,0 +1,1 @@
+"""Noise functions: ``dropout``, ``gaussian``, ``gumbel_softmax``."""

@@ -1,0 +1,1 @@
+"""Stateless normalization functions: ``normalize``, ``layer_normalization``, LRN."""

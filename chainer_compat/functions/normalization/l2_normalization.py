@@ -1,0 +1,69 @@
+"""``normalize``: divides ``x`` by its L2 norm along the given axes.
+
+Layer 5: imports backend, utils, variable, function_node, type_check and ``functions.math``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.utils import type_check
+
+
+class NormalizeL2(FunctionNode):
+    """L2 normalization. Use :func:`normalize`."""
+
+    def __init__(self, eps: float = 1e-5, axis: Any = 1) -> None:
+        self.eps = eps
+        self.axis = (axis,) if isinstance(axis, int) else tuple(axis)
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        x_type, = in_types
+        type_check.expect(x_type.dtype.kind == "f")
+        for axis in self.axis:
+            if axis >= 0:
+                type_check.expect(axis < x_type.ndim)
+            else:
+                type_check.expect(-axis - 1 < x_type.ndim)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        x, = inputs
+        xp = backend.get_array_module(x)
+        norm = xp.sqrt(xp.sum(xp.square(x), axis=self.axis, keepdims=True))
+        norm += x.dtype.type(self.eps)
+        return utils.force_array(x / norm, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.math.sum import sum as _sum
+
+        x, = self.get_retained_inputs()
+        gy, = grad_outputs
+        norm_no_eps = _sum(x * x, axis=self.axis, keepdims=True) ** 0.5
+        norm = norm_no_eps + self.eps
+        # A zero slice has x == 0 there, so its second term vanishes; avoid 0 / 0 for it.
+        safe_norm = norm_no_eps + utils.force_array(norm_no_eps.array == 0).astype(x.dtype)
+        projection = _sum(x * gy, axis=self.axis, keepdims=True) / (safe_norm * norm * norm)
+        return gy / norm - x * projection,
+
+
+def normalize(x: Any, eps: float = 1e-5, axis: Any = 1) -> variable.Variable:
+    """L2 normalization ``y = x / (||x||_2 + eps)``, the norm taken along ``axis``.
+
+    Args:
+        x: Float input Variable or array.
+        eps: Added to the norm to avoid dividing by zero.
+        axis: The axis, or tuple of axes, of the norm.
+
+    Returns:
+        A Variable of ``x``'s shape.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: On a non-float input or an axis out of
+            range.
+    """
+    return NormalizeL2(eps, axis).apply((x,))[0]

@@ -1,0 +1,240 @@
+"""softmax_cross_entropy: every option against a NumPy reference, gradients, argument errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import chainer_compat
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.softmax_cross_entropy import softmax_cross_entropy
+from chainer_compat.utils import type_check
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _log_softmax(x):
+    x = x.astype(numpy.float64)
+    shifted = x - x.max(axis=1, keepdims=True)
+    return shifted - numpy.log(numpy.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _reference(x, t, normalize=True, class_weight=None, ignore_label=-1, reduce="mean"):
+    """Loop over every label position: -w[t] * log_softmax(x)[n, t, ...]."""
+    log_y = numpy.moveaxis(_log_softmax(x), 1, -1)  # classes last
+    losses = numpy.zeros(t.shape)
+    for position in numpy.ndindex(*t.shape):
+        label = t[position]
+        if label == ignore_label:
+            continue
+        weight = 1.0 if class_weight is None else class_weight[label]
+        losses[position] = -weight * log_y[position][label]
+    if reduce == "no":
+        return losses
+    count = (t != ignore_label).sum() if normalize else len(x)
+    return losses.sum() / max(count, 1)
+
+
+def _problem(rng, shape, dtype, ignore_label=-1, ignored=(1,)):
+    x = rng.standard_normal(shape).astype(dtype)
+    t_shape = shape[:1] + shape[2:]
+    t = rng.integers(0, shape[1], t_shape).astype(numpy.int32)
+    flat = t.reshape(-1)
+    for index in ignored:
+        flat[index] = ignore_label
+    return x, t
+
+
+TOLERANCE = {
+    numpy.float16: {"atol": 1e-2, "rtol": 1e-2},
+    numpy.float32: {"atol": 1e-6, "rtol": 1e-5},
+    numpy.float64: {"atol": 1e-12, "rtol": 1e-10},
+}
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4, 2), (2, 3, 2, 2)])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("use_class_weight", [False, True])
+def test_forward_matches_reference(xp, dtype, shape, reduce, use_class_weight):
+    rng = numpy.random.default_rng(0)
+    x, t = _problem(rng, shape, dtype)
+    class_weight = rng.uniform(0.5, 2, shape[1]).astype(dtype) if use_class_weight else None
+    loss = softmax_cross_entropy(
+        xp.asarray(x), xp.asarray(t), reduce=reduce,
+        class_weight=None if class_weight is None else xp.asarray(class_weight))
+    expected = _reference(x, t, class_weight=class_weight, reduce=reduce)
+    assert loss.dtype == dtype and loss.shape == expected.shape
+    numpy.testing.assert_allclose(_host(loss.array), expected, **TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("ignore_label", [-1, 2])
+def test_normalize_and_ignore_label(xp, normalize, ignore_label):
+    rng = numpy.random.default_rng(1)
+    x, t = _problem(rng, (5, 4), numpy.float64, ignore_label=ignore_label, ignored=(0, 3))
+    loss = softmax_cross_entropy(xp.asarray(x), xp.asarray(t), normalize=normalize,
+                                 ignore_label=ignore_label)
+    expected = _reference(x, t, normalize=normalize, ignore_label=ignore_label)
+    numpy.testing.assert_allclose(_host(loss.array), expected, rtol=1e-12)
+
+
+def test_gradient_is_softmax_minus_one_hot_over_count():
+    rng = numpy.random.default_rng(2)
+    x, t = _problem(rng, (4, 3), numpy.float64)
+    x_var = chainer_compat.Variable(x)
+    softmax_cross_entropy(x_var, t).backward()
+    expected = numpy.exp(_log_softmax(x))
+    expected[numpy.arange(4), numpy.where(t == -1, 0, t)] -= 1
+    expected[t == -1] = 0
+    numpy.testing.assert_allclose(x_var.grad, expected / (t != -1).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 2)])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("use_class_weight", [False, True])
+@pytest.mark.parametrize("cache_score", [True, False])
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+def test_backward_matches_numerical(xp, shape, reduce, use_class_weight, cache_score,
+                                    enable_double_backprop):
+    rng = numpy.random.default_rng(3)
+    x, t = _problem(rng, shape, numpy.float64)
+    t = xp.asarray(t)
+    class_weight = xp.asarray(rng.uniform(0.5, 2, shape[1])) if use_class_weight else None
+    gy = None if reduce == "mean" else xp.asarray(rng.standard_normal(t.shape))
+
+    def f(x):
+        return softmax_cross_entropy(x, t, cache_score=cache_score, class_weight=class_weight,
+                                     reduce=reduce, enable_double_backprop=enable_double_backprop)
+
+    gradient_check.check_backward(f, xp.asarray(x), gy)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+@pytest.mark.parametrize("use_class_weight", [False, True])
+def test_double_backward_matches_numerical(xp, reduce, use_class_weight):
+    rng = numpy.random.default_rng(4)
+    x, t = _problem(rng, (3, 4), numpy.float64)
+    t = xp.asarray(t)
+    class_weight = xp.asarray(rng.uniform(0.5, 2, 4)) if use_class_weight else None
+    gy = xp.asarray(rng.standard_normal(() if reduce == "mean" else t.shape))
+
+    def f(x):
+        return softmax_cross_entropy(x, t, class_weight=class_weight, reduce=reduce,
+                                     enable_double_backprop=True)
+
+    gradient_check.check_double_backward(f, xp.asarray(x), gy,
+                                         xp.asarray(rng.standard_normal(x.shape)))
+
+
+def test_both_implementations_agree_in_value_and_gradient():
+    rng = numpy.random.default_rng(5)
+    x, t = _problem(rng, (3, 4, 2), numpy.float32)
+    weights = rng.uniform(0.5, 2, 4).astype(numpy.float32)
+    results = []
+    for enable in (False, True):
+        x_var = chainer_compat.Variable(x.copy())
+        loss = softmax_cross_entropy(x_var, t, class_weight=weights, normalize=False,
+                                     enable_double_backprop=enable)
+        loss.backward()
+        results.append((loss.array, x_var.grad))
+    numpy.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
+    numpy.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-7)
+
+
+def test_double_backprop_without_the_flag_raises_runtime_error():
+    rng = numpy.random.default_rng(6)
+    x, t = _problem(rng, (3, 4), numpy.float64)
+    x_var = chainer_compat.Variable(x)
+    loss = softmax_cross_entropy(x_var, t)
+    gx, = chainer_compat.grad([loss], [x_var], enable_double_backprop=True)
+    with pytest.raises(RuntimeError, match="enable_double_backprop=True"):
+        gx.grad = numpy.ones_like(x)
+        gx.backward()
+
+
+def test_all_labels_ignored_gives_zero_loss_and_gradient():
+    x_var = chainer_compat.Variable(numpy.ones((2, 3)))
+    loss = softmax_cross_entropy(x_var, numpy.array([-1, -1], numpy.int32))
+    loss.backward()
+    assert loss.array == 0
+    numpy.testing.assert_array_equal(x_var.grad, numpy.zeros((2, 3)))
+
+
+def test_large_logits_do_not_overflow():
+    x = numpy.array([[1000.0, 0.0], [0.0, -1000.0]], numpy.float32)
+    loss = softmax_cross_entropy(x, numpy.array([1, 1], numpy.int32))
+    numpy.testing.assert_allclose(loss.array, 1000.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("soft_target_loss", ["cross-entropy", "kl-divergence"])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_soft_targets(xp, soft_target_loss, reduce):
+    rng = numpy.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 2))
+    t = rng.uniform(0.1, 1, (3, 4, 2))
+    t /= t.sum(axis=1, keepdims=True)
+    log_y = _log_softmax(x)
+    if soft_target_loss == "kl-divergence":
+        per_sample = (t * (numpy.log(t + 1e-7) - log_y)).sum(axis=1)
+    else:
+        per_sample = -(t * log_y).sum(axis=1)
+    expected = per_sample.mean() if reduce == "mean" else per_sample
+    loss = softmax_cross_entropy(xp.asarray(x), xp.asarray(t), reduce=reduce,
+                                 soft_target_loss=soft_target_loss)
+    numpy.testing.assert_allclose(_host(loss.array), expected, rtol=1e-10)
+    gy = None if reduce == "mean" else xp.asarray(rng.standard_normal(per_sample.shape))
+
+    def f(x):
+        return softmax_cross_entropy(x, xp.asarray(t), reduce=reduce,
+                                     soft_target_loss=soft_target_loss)
+
+    gradient_check.check_backward(f, xp.asarray(x), gy)
+
+
+def test_invalid_reduce_raises_value_error():
+    with pytest.raises(ValueError, match="reduce of softmax_cross_entropy must be 'mean' or 'no'"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros(2, numpy.int32),
+                              reduce="sum")
+
+
+def test_invalid_soft_target_loss_raises_value_error():
+    with pytest.raises(ValueError, match="soft_target_loss of softmax_cross_entropy"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros(2, numpy.int32),
+                              soft_target_loss="l2")
+
+
+@pytest.mark.parametrize("class_weight, message", [
+    (numpy.ones((3, 1), "f"), "must be 1-dimensional, got ndim=2"),
+    (numpy.ones(3, numpy.int32), "must have a float dtype, got int32"),
+    (chainer_compat.Variable(numpy.ones(3, "f")), "got a Variable"),
+])
+def test_invalid_class_weight_raises_value_error(class_weight, message):
+    with pytest.raises(ValueError, match=message):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros(2, numpy.int32),
+                              class_weight=class_weight)
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+def test_label_shape_mismatch_raises_invalid_type(enable_double_backprop):
+    with pytest.raises(type_check.InvalidType, match=r"SoftmaxCrossEntropy[\s\S]*t\.shape"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros(3, numpy.int32),
+                              enable_double_backprop=enable_double_backprop)
+
+
+def test_label_rank_mismatch_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"t\.ndim == x\.ndim - 1"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros((2, 3), numpy.int32))
+
+
+def test_soft_target_of_other_shape_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"x\.shape == t\.shape"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros((2, 4), "f"))
+
+
+def test_debug_mode_rejects_out_of_range_labels():
+    with (chainer_compat.using_config("debug", True),
+          pytest.raises(ValueError, match=r"0 <= t < x\.shape\[1\] \(3\)")):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.array([0, 3], numpy.int32))

@@ -1,0 +1,67 @@
+"""squared_error: elementwise squared differences against NumPy, gradients of first and second
+order, and the type checks."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.squared_error import squared_error
+from chainer_compat.utils import type_check
+
+# (function, class label, NumPy reference)
+CASES = [(squared_error, "SquaredError", lambda a, b: (a - b) ** 2)]
+IDS = ["SquaredError"]
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _inputs(rng, dtype, shape=(3, 4)):
+    x0 = rng.uniform(-1, 1, shape)
+    # Keep |x0 - x1| away from 0, where the absolute value has its kink.
+    x1 = x0 + rng.choice([-1, 1], shape) * rng.uniform(0.2, 1, shape)
+    return x0.astype(dtype), x1.astype(dtype)
+
+
+@pytest.mark.parametrize("function, label, reference", CASES, ids=IDS)
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 1, 3)])
+def test_forward_matches_numpy(xp, function, label, reference, dtype, shape):
+    x0, x1 = _inputs(numpy.random.default_rng(0), dtype, shape)
+    y = function(xp.asarray(x0), xp.asarray(x1))
+    expected = reference(x0.astype(numpy.float64), x1.astype(numpy.float64))
+    assert y.dtype == dtype and y.shape == numpy.shape(expected)
+    tolerance = {"atol": 1e-2, "rtol": 1e-2} if dtype == numpy.float16 else {"rtol": 1e-5}
+    numpy.testing.assert_allclose(_host(y.array), expected, **tolerance)
+
+
+@pytest.mark.parametrize("function, label, reference", CASES, ids=IDS)
+def test_backward_and_double_backward_match_numerical(xp, function, label, reference):
+    rng = numpy.random.default_rng(1)
+    x0, x1 = (xp.asarray(a) for a in _inputs(rng, numpy.float64))
+    out_shape = numpy.shape(reference(_host(x0), _host(x1)))
+    gy = xp.asarray(rng.standard_normal(out_shape))
+    grad_grads = tuple(xp.asarray(rng.standard_normal(x0.shape)) for _ in range(2))
+    gradient_check.check_backward(function, (x0, x1), gy)
+    gradient_check.check_double_backward(function, (x0, x1), gy, grad_grads)
+
+
+@pytest.mark.parametrize("function, label, reference", CASES, ids=IDS)
+def test_shape_mismatch_raises_invalid_type(function, label, reference):
+    with pytest.raises(type_check.InvalidType, match=label + r"[\s\S]*x0\.shape == x1\.shape"):
+        function(numpy.zeros((2, 3), "f"), numpy.zeros((3, 2), "f"))
+
+
+@pytest.mark.parametrize("function, label, reference", CASES, ids=IDS)
+def test_dtype_mismatch_raises_invalid_type(function, label, reference):
+    with pytest.raises(type_check.InvalidType, match=r"x0\.dtype == x1\.dtype"):
+        function(numpy.zeros(3, "f"), numpy.zeros(3, "d"))
+
+
+@pytest.mark.parametrize("function, label, reference", CASES, ids=IDS)
+def test_integer_inputs_raise_invalid_type(function, label, reference):
+    with pytest.raises(type_check.InvalidType, match=r"x0\.dtype\.kind == f"):
+        function(numpy.zeros(3, numpy.int32), numpy.zeros(3, numpy.int32))

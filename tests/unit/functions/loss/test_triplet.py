@@ -1,0 +1,77 @@
+"""triplet: values against a loop reference, gradients, argument errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.triplet import triplet
+from chainer_compat.utils import type_check
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _reference(anchor, positive, negative, margin, reduce):
+    losses = numpy.array([
+        max(((a - p) ** 2).sum() - ((a - n) ** 2).sum() + margin, 0.0)
+        for a, p, n in zip(*(v.astype(numpy.float64) for v in (anchor, positive, negative)))])
+    return losses.mean() if reduce == "mean" else losses
+
+
+def _problem(rng, dtype):
+    anchor = rng.uniform(-1, 1, (5, 3))
+    positive = anchor + rng.uniform(-0.3, 0.3, (5, 3))
+    negative = anchor + rng.uniform(-1, 1, (5, 3))
+    return tuple(v.astype(dtype) for v in (anchor, positive, negative))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("margin", [0.2, 1.0])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_forward_matches_reference(xp, dtype, margin, reduce):
+    arrays = _problem(numpy.random.default_rng(0), dtype)
+    loss = triplet(*[xp.asarray(a) for a in arrays], margin=margin, reduce=reduce)
+    expected = _reference(*arrays, margin, reduce)
+    assert loss.dtype == dtype and loss.shape == numpy.shape(expected)
+    tolerance = {"atol": 2e-2, "rtol": 2e-2} if dtype == numpy.float16 else {"rtol": 1e-5}
+    numpy.testing.assert_allclose(_host(loss.array), expected, **tolerance)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_backward_and_double_backward_match_numerical(xp, reduce):
+    rng = numpy.random.default_rng(0)
+    arrays = _problem(rng, numpy.float64)
+    anchor, positive, negative = arrays
+    before_hinge = (((anchor - positive) ** 2).sum(axis=1)
+                    - ((anchor - negative) ** 2).sum(axis=1) + 0.5)
+    # Precondition: no sample sits at the kink, and both sides of it are exercised.
+    assert (abs(before_hinge) > 1e-2).all()
+    assert (before_hinge > 0).any() and (before_hinge < 0).any()
+    arrays = tuple(xp.asarray(a) for a in arrays)
+    gy = xp.asarray(rng.standard_normal(() if reduce == "mean" else (5,)))
+    grad_grads = tuple(xp.asarray(rng.standard_normal((5, 3))) for _ in range(3))
+
+    def f(*args):
+        return triplet(*args, margin=0.5, reduce=reduce)
+
+    gradient_check.check_backward(f, arrays, gy)
+    gradient_check.check_double_backward(f, arrays, gy, grad_grads)
+
+
+def test_non_positive_margin_raises_value_error():
+    with pytest.raises(ValueError, match="margin of triplet must be positive, got 0"):
+        triplet(*_problem(numpy.random.default_rng(2), numpy.float32), margin=0)
+
+
+def test_invalid_reduce_raises_value_error():
+    with pytest.raises(ValueError, match="reduce of triplet must be 'mean' or 'no'"):
+        triplet(*_problem(numpy.random.default_rng(3), numpy.float32), reduce="sum")
+
+
+def test_shape_mismatch_raises_invalid_type():
+    anchor, positive, _ = _problem(numpy.random.default_rng(4), numpy.float32)
+    with pytest.raises(type_check.InvalidType, match=r"Triplet[\s\S]*negative\.shape"):
+        triplet(anchor, positive, numpy.zeros((5, 2), numpy.float32))

@@ -1,0 +1,83 @@
+"""gaussian_kl_divergence, gaussian_nll and bernoulli_nll: values against closed forms, every
+reduction, gradients of first and second order, invalid reductions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _kl(mean, ln_var):
+    return 0.5 * (mean ** 2 + numpy.exp(ln_var) - ln_var - 1)
+
+
+def _gaussian_nll(x, mean, ln_var):
+    variance = numpy.exp(ln_var)
+    return 0.5 * (numpy.log(2 * math.pi * variance) + (x - mean) ** 2 / variance)
+
+
+def _bernoulli_nll(x, y):
+    p = 1 / (1 + numpy.exp(-y))
+    return -(x * numpy.log(p) + (1 - x) * numpy.log(1 - p))
+
+
+def _reduce(values, reduce):
+    return {"sum": values.sum(), "mean": values.mean(), "no": values}[reduce]
+
+
+def _arrays(count, dtype, seed=0):
+    rng = numpy.random.default_rng(seed)
+    return tuple(rng.uniform(-1, 1, (3, 2)).astype(dtype) for _ in range(count))
+
+
+CASES = [
+    ("gaussian_kl_divergence", gaussian_kl_divergence, _kl, 2),
+    ("gaussian_nll", gaussian_nll, _gaussian_nll, 3),
+    ("bernoulli_nll", bernoulli_nll, _bernoulli_nll, 2),
+]
+IDS = [case[0] for case in CASES]
+
+
+@pytest.mark.parametrize("name, function, reference, arity", CASES, ids=IDS)
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "no"])
+def test_forward_matches_closed_form(xp, name, function, reference, arity, dtype, reduce):
+    arrays = _arrays(arity, dtype)
+    if name == "bernoulli_nll":
+        arrays = ((arrays[0] > 0).astype(dtype), arrays[1])
+    y = function(*[xp.asarray(a) for a in arrays], reduce=reduce)
+    expected = _reduce(reference(*[a.astype(numpy.float64) for a in arrays]), reduce)
+    assert y.dtype == dtype and y.shape == numpy.shape(expected)
+    tolerance = {"atol": 2e-2, "rtol": 2e-2} if dtype == numpy.float16 else {"rtol": 1e-5}
+    numpy.testing.assert_allclose(_host(y.array), expected, **tolerance)
+
+
+@pytest.mark.parametrize("name, function, reference, arity", CASES, ids=IDS)
+@pytest.mark.parametrize("reduce", ["sum", "mean", "no"])
+def test_backward_and_double_backward_match_numerical(xp, name, function, reference, arity,
+                                                      reduce):
+    arrays = tuple(xp.asarray(a) for a in _arrays(arity, numpy.float64, seed=1))
+    rng = numpy.random.default_rng(2)
+    gy = xp.asarray(rng.standard_normal(() if reduce != "no" else (3, 2)))
+    grad_grads = tuple(xp.asarray(rng.standard_normal((3, 2))) for _ in arrays)
+
+    def f(*args):
+        return function(*args, reduce=reduce)
+
+    gradient_check.check_backward(f, arrays, gy)
+    gradient_check.check_double_backward(f, arrays, gy, grad_grads)
+
+
+@pytest.mark.parametrize("name, function, reference, arity", CASES, ids=IDS)
+def test_invalid_reduce_raises_value_error(name, function, reference, arity):
+    with pytest.raises(ValueError, match=f"reduce of {name} must be 'sum', 'mean' or 'no'"):
+        function(*_arrays(arity, numpy.float32), reduce="max")

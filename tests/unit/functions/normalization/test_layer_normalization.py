@@ -1,0 +1,61 @@
+"""layer_normalization: values against NumPy, gradients of first and second order, errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.normalization.layer_normalization import layer_normalization
+from chainer_compat.utils import type_check
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _reference(x, gamma, beta, eps):
+    x = x.astype(numpy.float64)
+    normalized = (x - x.mean(axis=1, keepdims=True)) / numpy.sqrt(
+        x.var(axis=1, keepdims=True) + eps)
+    return normalized * gamma + beta
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("eps", [1e-5, 0.5])
+def test_forward_matches_numpy(xp, dtype, eps):
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal((4, 6)).astype(dtype)
+    gamma = rng.uniform(0.5, 1.5, 6).astype(dtype)
+    beta = rng.standard_normal(6).astype(dtype)
+    y = layer_normalization(xp.asarray(x), xp.asarray(gamma), xp.asarray(beta), eps=eps)
+    assert y.dtype == dtype and y.shape == (4, 6)
+    tolerance = {"atol": 3e-2, "rtol": 3e-2} if dtype == numpy.float16 else {"rtol": 1e-4}
+    numpy.testing.assert_allclose(_host(y.array), _reference(x, gamma, beta, eps), **tolerance)
+
+
+def test_backward_and_double_backward_match_numerical(xp):
+    rng = numpy.random.default_rng(1)
+    x = xp.asarray(rng.standard_normal((3, 5)))
+    gamma = xp.asarray(rng.uniform(0.5, 1.5, 5))
+    beta = xp.asarray(rng.standard_normal(5))
+    gy = xp.asarray(rng.standard_normal((3, 5)))
+    grad_grads = tuple(xp.asarray(rng.standard_normal(a.shape)) for a in (x, gamma, beta))
+    gradient_check.check_backward(layer_normalization, (x, gamma, beta), gy)
+    gradient_check.check_double_backward(layer_normalization, (x, gamma, beta), gy,
+                                         grad_grads)
+
+
+def test_three_dimensional_input_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"LayerNormalization[\s\S]*x\.ndim == 2"):
+        layer_normalization(numpy.zeros((2, 3, 4), "f"), numpy.ones(3, "f"), numpy.ones(3, "f"))
+
+
+def test_scale_of_wrong_length_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"x\.shape\[1\] == gamma\.shape\[0\]"):
+        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(4, "f"), numpy.ones(4, "f"))
+
+
+def test_parameters_of_other_dtype_raise_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"gamma\.dtype == x\.dtype"):
+        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(3, "d"), numpy.ones(3, "f"))

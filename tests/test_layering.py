@@ -21,7 +21,7 @@ LAYERS = {
     "function": 7, "autograd": 7,
     "gradient_check": 8, "testing": 8, "link": 8, "links": 8, "optimizers": 8,
     "serializers": 8, "function_hooks": 8, "computational_graph": 8, "_porting": 8,
-    "porting": 8, "chainerx": 8,
+    "porting": 8, "chainerx": 8, "_surface": 8,
     "__init__": 9, "_alias": 9, "__main__": 9,
 }
 

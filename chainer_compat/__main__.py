@@ -1,0 +1,154 @@
+"""The command line: ``python -m chainer_compat SCRIPT [ARGS...]`` runs a Chainer script unmodified
+with chainer_compat installed as ``chainer``; ``python -m chainer_compat check PATH...`` prints the
+porting report. Top layer: imports ``_alias`` and ``_porting``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.machinery
+import importlib.util
+import os
+import runpy
+import signal
+import sys
+from collections.abc import Sequence
+from types import ModuleType, TracebackType
+
+from chainer_compat import _porting
+from chainer_compat._alias import install_as_chainer
+
+_PROGRAM = "python -m chainer_compat"
+
+USAGE = f"""\
+usage: {_PROGRAM} SCRIPT [ARGS...]      run a Chainer script as `python SCRIPT` would,
+                                                with chainer_compat installed as `chainer`
+       {_PROGRAM} -m MODULE [ARGS...]   the same for a module (e.g. `-m pytest tests/`)
+       {_PROGRAM} check [--json] PATH...
+                                                list the Chainer names a code base uses and
+                                                whether chainer_compat has each (never runs it)
+
+A script named `check` runs as `{_PROGRAM} ./check`.
+"""
+
+_THIS_FILE = os.path.realpath(__file__)
+
+
+def _user_traceback(traceback: TracebackType | None) -> TracebackType | None:
+    """Cuts the runner's own frames (this file, runpy) from the top of a traceback, so that it
+    starts at the user's code as the interpreter's would."""
+    while traceback is not None and (
+            traceback.tb_frame.f_globals.get("__name__") == "runpy"
+            or os.path.realpath(traceback.tb_frame.f_code.co_filename) == _THIS_FILE):
+        traceback = traceback.tb_next
+    return traceback
+
+
+def _report_uncaught(error: BaseException) -> int:
+    """Prints ``error`` as the interpreter would and returns the exit status it would give."""
+    traceback = _user_traceback(error.__traceback__)
+    # The default hook prints error.__traceback__ and ignores its argument when that is set.
+    sys.excepthook(type(error), error.with_traceback(traceback), traceback)
+    if isinstance(error, KeyboardInterrupt) and hasattr(signal, "SIGINT") and os.name == "posix":
+        # Like the interpreter: die by SIGINT, so a calling shell sees an interrupted child.
+        sys.stdout.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    return 1
+
+
+def run_script(path: str, args: Sequence[str]) -> int:
+    """Runs the file ``path`` as ``__main__`` with ``sys.argv == [path, *args]`` and the alias on.
+
+    As ``python SCRIPT`` does: ``sys.path[0]`` is the script's folder, ``__file__`` its absolute
+    path, an uncaught exception prints its traceback (from the script's frame down) and gives
+    status 1, and ``SystemExit`` passes through untouched.
+
+    Returns:
+        The exit status when the script ends without raising ``SystemExit``.
+    """
+    try:
+        with open(path, "rb") as file:
+            source = file.read()
+    except OSError as error:
+        print(f"{_PROGRAM}: can't open file {os.path.abspath(path)!r}: "
+              f"[Errno {error.errno}] {error.strerror}", file=sys.stderr)
+        return 2
+    absolute = os.path.abspath(path)
+    try:
+        install_as_chainer()
+        code = compile(source, absolute, "exec")
+    except (ImportError, SyntaxError) as error:
+        sys.excepthook(type(error), error.with_traceback(None), None)
+        return 1
+    module = ModuleType("__main__")
+    module.__file__ = absolute
+    module.__builtins__ = builtins  # type: ignore[attr-defined]
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", absolute)
+    module.__spec__ = None
+    module.__package__ = None
+    module.__cached__ = None  # type: ignore[attr-defined]
+    sys.modules["__main__"] = module
+    sys.argv[:] = [path, *args]
+    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - running the user's script is the job
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 - reported as the interpreter would
+        return _report_uncaught(error)
+    return 0
+
+
+def run_module(name: str, args: Sequence[str]) -> int:
+    """Runs module ``name`` as ``python -m name`` would, with the alias on.
+
+    Returns:
+        The exit status when the module ends without raising ``SystemExit``.
+    """
+    try:
+        install_as_chainer()
+        found = importlib.util.find_spec(name) is not None
+    except ImportError as error:
+        if not isinstance(error, ModuleNotFoundError):
+            sys.excepthook(type(error), error.with_traceback(None), None)
+            return 1
+        found = False
+    if not found:
+        print(f"{_PROGRAM}: No module named {name}", file=sys.stderr)
+        return 1
+    sys.argv[:] = [name, *args]  # run_module puts the module's file in argv[0], as -m does
+    try:
+        runpy.run_module(name, run_name="__main__", alter_sys=True)
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 - reported as the interpreter would
+        return _report_uncaught(error)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatches the command line (``sys.argv[1:]`` by default); returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        sys.stderr.write(USAGE)
+        return 2
+    command = args[0]
+    if command in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if command == "check":
+        return _porting.main(args[1:])
+    if command == "-m":
+        if len(args) < 2:
+            sys.stderr.write(f"{_PROGRAM}: -m needs a module name\n\n{USAGE}")
+            return 2
+        return run_module(args[1], args[2:])
+    if command.startswith("-"):
+        sys.stderr.write(f"{_PROGRAM}: unknown option {command!r}\n\n{USAGE}")
+        return 2
+    return run_script(command, args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import chainer
+import chainerx
+
+if chainerx.is_available():
+    device = chainer.backend.ChainerxDevice(None)

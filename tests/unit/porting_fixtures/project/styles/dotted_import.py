@@ -1,0 +1,3 @@
+import chainer.links
+
+model = chainer.links.Classifier(None)

@@ -1,0 +1,6 @@
+from chainer import Variable
+from chainer import links as L
+
+x = None
+v = Variable(x)
+layer = L.Linear(1, 2)

@@ -430,7 +430,7 @@ class FunctionNode:
             gx if before is None else before if gx is None else gx + before
             for gx, before in zip(grads, grad_inputs)])
 
-    def get_retained_inputs(self) -> tuple[Variable | None, ...]:
+    def get_retained_inputs(self) -> tuple[Variable, ...]:
         """Returns Variables for the inputs retained in forward (``()`` when none was)."""
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
@@ -446,7 +446,7 @@ class FunctionNode:
                 retained.append(node.get_variable() if variable is None else variable)
         return tuple(retained)
 
-    def get_retained_outputs(self) -> tuple[Variable | None, ...]:
+    def get_retained_outputs(self) -> tuple[Variable, ...]:
         """Returns Variables for the outputs retained in forward (``()`` when none was).
 
         An output whose Variable and node were collected is resurrected as a fresh Variable

@@ -25,8 +25,8 @@ _ndarray = numpy.ndarray
 _new = object.__new__
 
 
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (int, float, complex, numpy.generic))
+# Python and NumPy scalars: the operands that become a constant of the Variable's dtype.
+_SCALARS = (int, float, complex, numpy.generic)
 
 
 def _preprocess_const(x: Variable, value: Any) -> Any:
@@ -177,7 +177,7 @@ def add(*xs: Any) -> Variable:
         lhs, rhs = xs
         if not isinstance(lhs, Variable):
             lhs, rhs = rhs, lhs
-        if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+        if isinstance(rhs, _SCALARS):
             node = _new(AddConstant)
             node.value = _preprocess_const(lhs, rhs)
             return node.apply((lhs,))[0]
@@ -227,14 +227,14 @@ class SubFromConstant(_Unary):
 
 def sub(self: Variable, rhs: Any) -> Variable:
     """``self - rhs``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         return AddConstant(-_preprocess_const(self, rhs)).apply((self,))[0]
     return Sub().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
 def rsub(self: Variable, rhs: Any) -> Variable:
     """``rhs - self``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         return SubFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
     return Sub().apply((_preprocess_rhs(self, rhs), self))[0]
 
@@ -284,9 +284,10 @@ class MulConstant(_Unary):
 
 def mul(self: Variable, rhs: Any) -> Variable:
     """``self * rhs``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         node = _new(MulConstant)
-        node.value = _preprocess_const(self, rhs)
+        scalar_type = self._array.dtype.type  # _preprocess_const, inlined on this hot path
+        node.value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
         return node.apply((self,))[0]
     return Mul().apply((self, _preprocess_rhs(self, rhs)))[0]
 
@@ -339,7 +340,7 @@ class DivFromConstant(_Unary):
 
 def div(self: Variable, rhs: Any) -> Variable:
     """``self / rhs``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         value = _preprocess_const(self, rhs)
         return MulConstant(value.dtype.type(1) / value).apply((self,))[0]
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
@@ -347,7 +348,7 @@ def div(self: Variable, rhs: Any) -> Variable:
 
 def rdiv(self: Variable, rhs: Any) -> Variable:
     """``rhs / self``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         return DivFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
     return Div().apply((_preprocess_rhs(self, rhs), self))[0]
 
@@ -424,14 +425,14 @@ class PowConstVar(_Unary):
 
 def pow(self: Variable, rhs: Any) -> Variable:
     """``self ** rhs``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         return PowVarConst(_preprocess_const(self, rhs)).apply((self,))[0]
     return PowVarVar().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
 def rpow(self: Variable, rhs: Any) -> Variable:
     """``rhs ** self``."""
-    if not isinstance(rhs, (Variable, _ndarray)) and _is_scalar(rhs):
+    if isinstance(rhs, _SCALARS):
         return PowConstVar(_preprocess_const(self, rhs)).apply((self,))[0]
     return PowVarVar().apply((_preprocess_rhs(self, rhs), self))[0]
 

@@ -112,6 +112,7 @@ class _Run:
             # 2. Skip the function if none of its inputs wants a gradient.
             input_nodes = func.inputs
             if targets is None:
+                indexes: tuple[int, ...]
                 if len(input_nodes) == 1:
                     indexes = _FIRST_ONLY if input_nodes[0]._requires_grad else ()
                 else:
@@ -181,7 +182,7 @@ class _Run:
     def pop_output_grads(self, func: FunctionNode) -> tuple[Any, ...]:
         """Takes the gradients of ``func``'s outputs out of the table (they are complete)."""
         grads = self.grads
-        result = []
+        result: list[Any] = []
         for ref in func.outputs:
             node = ref()
             if node is None:
@@ -240,9 +241,11 @@ class _Run:
                 continue
             node = input_nodes[i]
             # Fast check of the common case; check_grad explains any mismatch.
-            array = getattr(gx, "_array", None)
+            if not isinstance(gx, Variable):
+                self.check_grad(func, i, node, gx)
+            array = gx._array
             if (type(array) is not node._array_type or array.dtype is not node.dtype
-                    or array.shape != node.shape or debug or not isinstance(gx, Variable)):
+                    or array.shape != node.shape or debug):
                 self.check_grad(func, i, node, gx)
             if lazy or node in grads or node._creator_node is None:
                 self.accumulate(node, gx, lazy)
@@ -255,7 +258,7 @@ class _Run:
         input_nodes = func.inputs
         grads = self.grads
         taken: set[VariableNode] = set()
-        before = []
+        before: list[Any] = []
         for i in indexes:
             node = input_nodes[i]
             if node in taken:

@@ -83,6 +83,10 @@ class GlobalConfig:
         name: Name shown by ``repr``.
     """
 
+    _name: str
+    _mirrors: list[type]
+    _flag_sets: weakref.WeakSet[Any]
+
     def __init__(self, name: str = "global") -> None:
         self.__dict__["_name"] = name
         self.__dict__["_mirrors"] = []

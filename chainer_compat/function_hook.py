@@ -28,6 +28,7 @@ class HookHandle:
     """
 
     __slots__ = ("_registry", "_name", "_hook", "_owner")
+    _registry: dict[str, Any] | None
 
     def __init__(self, registry: dict[str, Any], name: str, hook: FunctionHook,
                  owner: Any) -> None:

@@ -71,8 +71,8 @@ class FunctionNode:
     """
 
     # compat: class-level defaults, because subclasses often skip FunctionNode.__init__.
-    inputs: tuple[VariableNode, ...] | None = None
-    outputs: tuple[Any, ...] | None = None
+    inputs: Any = None  # tuple of VariableNodes once applied
+    outputs: Any = None  # tuple of weak references to VariableNodes once applied
     rank = 0
     stack: Any = None
     lazy_grad_sum = False
@@ -217,7 +217,7 @@ class FunctionNode:
             self._check_nan_in_outputs(outputs)
 
         # 7. Wrap the outputs (_new_variable inlined: this is the hottest loop of the package).
-        ret = []
+        wrapped: list[Variable] = []
         for y in outputs:
             out = _new(Variable)
             out._array = y
@@ -235,8 +235,8 @@ class FunctionNode:
             node.shape = y.shape
             node._array_type = type(y)
             out._node = node
-            ret.append(out)
-        ret = tuple(ret)
+            wrapped.append(out)
+        ret = tuple(wrapped)
 
         # 8. Connect the graph and retain what backward asked for.
         if flags.enable_backprop:
@@ -435,7 +435,7 @@ class FunctionNode:
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
         inputs = self.inputs
-        retained = []
+        retained: list[Any] = []
         for index in self._input_indexes_to_retain:
             node = inputs[index]
             if node._data is None:
@@ -460,7 +460,7 @@ class FunctionNode:
         outputs = self.outputs
         new_outputs = list(outputs)
         changed = False
-        retained = []
+        retained: list[Any] = []
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
             node = outputs[index]()
             if node is None:

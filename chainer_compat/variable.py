@@ -63,6 +63,7 @@ def _check_grad_type(func: Any, x: Any, is_node: bool, gx: Any) -> None:
         if data is None:
             return
         dtype, shape, array_type = data.dtype, data.shape, type(data)
+    kind: type[Exception]
     if type(gx) is not array_type and not (
             _is_array(gx) and backend.is_cupy_array(gx) == _is_cupy_type(array_type)):
         kind, message = TypeError, (
@@ -131,6 +132,16 @@ class VariableNode:
 
     __slots__ = ("_variable", "_data", "name", "_creator_node", "rank", "_requires_grad",
                  "dtype", "shape", "_array_type", "_fingerprint", "__weakref__")
+    _variable: Any
+    _data: Any
+    name: str | None
+    _creator_node: Any
+    rank: int
+    _requires_grad: bool
+    dtype: Any
+    shape: Any
+    _array_type: Any
+    _fingerprint: Any
 
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
         self._variable = _weakref(variable)
@@ -189,7 +200,7 @@ class VariableNode:
         """Short text describing the node: its shape and dtype."""
         if self.shape == ():
             return str(self.dtype)
-        return "({}), {}".format(", ".join(map(str, self.shape)), self.dtype)
+        return "({}), {}".format(", ".join(map(str, self.shape or ())), self.dtype)
 
     @property
     def requires_grad(self) -> bool:
@@ -297,6 +308,10 @@ class Variable:
     """
 
     __slots__ = ("_array", "_grad_var", "_node", "_loss_scale", "__dict__", "__weakref__")
+    _array: Any
+    _grad_var: Variable | None
+    _node: VariableNode
+    _loss_scale: float | None
 
     # compat: NumPy defers binary operators with an ndarray on the left to us.
     __array_priority__ = 200
@@ -562,8 +577,8 @@ class Variable:
 
     def unchain_backward(self) -> None:
         """Cuts every link of the graph reachable backward from this Variable."""
-        pending = []
-        seen = set()
+        pending: list[Any] = []
+        seen: set[Any] = set()
         creator = self._node._creator_node
         if creator is not None:
             pending.append(creator)
@@ -603,8 +618,10 @@ class Variable:
     def to_gpu(self, device: Any = None) -> None:
         """Moves the array and gradient to a GPU (the current one when ``device`` is None)."""
         from chainer_compat.backends import cuda  # optional backend, loaded on use
+
+        cupy: Any = cuda.cupy
         self.to_device(cuda.GpuDevice.from_device_id(
-            cuda.cupy.cuda.Device().id if device is None else int(device)))
+            cupy.cuda.Device().id if device is None else int(device)))
 
     def to_device(self, device: Any) -> None:
         """Moves the array and gradient to ``device`` (a device object or specifier)."""

@@ -20,7 +20,7 @@ class EmbedIDFunction(FunctionNode):
 
     def __init__(self, ignore_label: int | None = None) -> None:
         self.ignore_label = ignore_label
-        self._w_shape: tuple[int, ...] | None = None
+        self._w_shape: tuple[int, ...] = ()  # set by forward
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "W"))

@@ -16,7 +16,7 @@ from chainer_compat import backend, variable as _variable_module
 from chainer_compat.configuration import config as _config, using_config
 from chainer_compat.function_node import FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
-from chainer_compat.variable import Variable, VariableNode, _check_grad_type
+from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
 
 _ndarray = numpy.ndarray
 _heappush = heapq.heappush
@@ -37,6 +37,23 @@ class _LazySum(list):
     """Gradients of one node kept apart until they are all known (``lazy_grad_sum``)."""
 
     __slots__ = ()
+
+
+def _add_grads(a: Variable, b: Variable) -> Variable:
+    """Sums two gradients of one node.
+
+    When the backward records no graph and no hook is registered, the arrays are added
+    directly: the sum is then indistinguishable from what the ``_ + _`` node would give, minus
+    a node. Otherwise it goes through that node, so double backprop can differentiate the sum
+    and hooks see it, as in Chainer.
+    """
+    flags = _config._fast
+    if flags.enable_backprop or flags.hooks:
+        return a + b
+    total = a._array + b._array
+    if type(total) is not _ndarray and isinstance(total, numpy.generic):
+        total = numpy.asarray(total)
+    return _new_variable(total, a._node._requires_grad or b._node._requires_grad)
 
 
 def _total(grad: Any) -> Any:
@@ -221,7 +238,7 @@ class _Run:
             before.append(grad)
             grads[node] = before
         else:
-            grads[node] = _total(before) + grad
+            grads[node] = _add_grads(_total(before), grad)
 
     def step(self, func: FunctionNode, indexes: tuple[int, ...],
              output_grads: tuple[Any, ...]) -> None:
@@ -282,7 +299,7 @@ class _Run:
             node = input_nodes[i]
             self.check_grad(func, i, node, gx)
             existing = grads.get(node)
-            grads[node] = gx if existing is None else _total(existing) + gx
+            grads[node] = gx if existing is None else _add_grads(_total(existing), gx)
 
     def step_with_hooks(self, func: FunctionNode, indexes: tuple[int, ...],
                         output_grads: tuple[Any, ...], hooks: list[Any]) -> None:

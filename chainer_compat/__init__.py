@@ -3,26 +3,39 @@
 ``import chainer_compat as chainer`` gives legacy code the names it uses.
 """
 
-from chainer_compat import configuration
-from chainer_compat.configuration import (
-    config, global_config, using_config, no_backprop_mode, force_backprop_mode, is_debug,
-    set_debug, DebugMode,
+from chainer_compat import (
+    _engine,
+    autograd,
+    backend,
+    backends,
+    configuration,
+    cuda,
+    function_hooks,
+    functions,
+    gradient_check,
+    initializer,
+    initializers,
+    link,
+    porting,
+    serializers,
 )
-from chainer_compat import backend, backends, cuda
-from chainer_compat.backend import get_array_types, get_device, using_device
-from chainer_compat.variable import Variable, VariableNode, Parameter, as_variable, as_array
-from chainer_compat.function_hook import FunctionHook, get_function_hooks
-from chainer_compat.function_node import FunctionNode, Fallback, grad
-from chainer_compat import functions
-from chainer_compat import initializer, initializers
-from chainer_compat import function_hooks
-from chainer_compat import _engine
-from chainer_compat._engine import backward
-from chainer_compat.function import Function, FunctionAdapter
-from chainer_compat import autograd
-from chainer_compat import gradient_check
-from chainer_compat import link, serializers, porting
-from chainer_compat.link import Link, Chain, ChainList
 from chainer_compat._alias import install_as_chainer
+from chainer_compat._engine import backward
+from chainer_compat.backend import get_array_types, get_device, using_device
+from chainer_compat.configuration import (
+    DebugMode,
+    config,
+    force_backprop_mode,
+    global_config,
+    is_debug,
+    no_backprop_mode,
+    set_debug,
+    using_config,
+)
+from chainer_compat.function import Function, FunctionAdapter
+from chainer_compat.function_hook import FunctionHook, get_function_hooks
+from chainer_compat.function_node import Fallback, FunctionNode, grad
+from chainer_compat.link import Chain, ChainList, Link
+from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
 __version__ = "0.1.0"

@@ -12,8 +12,10 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, variable as _variable_module
-from chainer_compat.configuration import config as _config, using_config
+from chainer_compat import backend
+from chainer_compat import variable as _variable_module
+from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import using_config
 from chainer_compat.function_node import FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
@@ -74,7 +76,7 @@ class _Run:
         loss_scale: Loss scale recorded on the Variables that receive gradients.
     """
 
-    __slots__ = ("grads", "pending", "mark", "counter", "targets", "load_leaf_grads",
+    __slots__ = ("grads", "pending", "queued", "counter", "targets", "load_leaf_grads",
                  "retain_grad", "loss_scale", "leaves", "captured", "capture_nodes", "seed_nodes",
                  "debug")
 
@@ -83,8 +85,10 @@ class _Run:
         self.grads: dict[VariableNode, Any] = {}
         self.pending: list[tuple[int, int, FunctionNode]] = []
         self.counter = 0
-        # A fresh token per run marks the functions it queued (the nodes keep only the token).
-        self.mark = object()
+        # The functions this run queued. Kept by the run, not marked on the nodes: another run
+        # over a shared part of the graph (a grad() inside a backward or a hook, or another
+        # thread) must not make this one queue a function twice.
+        self.queued: set[FunctionNode] = set()
         self.targets = targets
         self.load_leaf_grads = load_leaf_grads
         self.retain_grad = retain_grad
@@ -105,7 +109,7 @@ class _Run:
         pending = self.pending
         targets = self.targets
         seeds = self.seed_nodes
-        mark = self.mark
+        queued = self.queued
         hooks = _config._fast.hooks  # mutated in place by registrations: NOTE [fast flags]
         plain = (self.captured is None and not self.retain_grad and not self.debug
                  and not _FORCE_GENERAL_PATH)
@@ -150,7 +154,7 @@ class _Run:
                 continue
             input_grads = func.backward(indexes, output_grads)
             del output_grads  # consumed: the table no longer holds them either
-            if len(input_grads) != len(indexes):
+            if type(input_grads) is not tuple or len(input_grads) != len(indexes):
                 input_grads = self.select_targets(func, indexes, input_grads)
             for i, gx in zip(indexes, input_grads):
                 if gx is None:
@@ -168,8 +172,8 @@ class _Run:
                 else:
                     grads[node] = gx
                 # 5. Queue the creator of each input that received a gradient, once.
-                if creator is not None and creator._engine_mark is not mark:
-                    creator._engine_mark = mark
+                if creator is not None and creator not in queued:
+                    queued.add(creator)
                     self.counter += 1
                     _heappush(pending, (-creator.rank, self.counter, creator))
 
@@ -185,8 +189,8 @@ class _Run:
     # ------------------------------------------------------------------------- helpers
     def push(self, func: FunctionNode | None) -> None:
         """Queues a function once; ties in rank go to the one queued first."""
-        if func is not None and func._engine_mark is not self.mark:
-            func._engine_mark = self.mark
+        if func is not None and func not in self.queued:
+            self.queued.add(func)
             self.counter += 1
             _heappush(self.pending, (-func.rank, self.counter, func))
 
@@ -247,7 +251,7 @@ class _Run:
             self.step_accumulate(func, indexes, output_grads)
             return
         input_grads = func.backward(indexes, output_grads)
-        if len(input_grads) != len(indexes):
+        if type(input_grads) is not tuple or len(input_grads) != len(indexes):
             input_grads = self.select_targets(func, indexes, input_grads)
         input_nodes = func.inputs
         lazy = func.lazy_grad_sum
@@ -289,6 +293,10 @@ class _Run:
             else:
                 before.append(_total(grads.pop(node, None)))
         input_grads = func.backward_accumulate(indexes, output_grads, tuple(before))
+        if type(input_grads) not in (tuple, list):
+            raise TypeError(func._get_error_message(
+                "backward_accumulate must return a tuple of gradients (one per target input "
+                f"index), got {type(input_grads).__name__}{_missing_return_hint(input_grads)}"))
         if len(input_grads) != len(indexes):
             raise ValueError(func._get_error_message(
                 "number of gradients returned from backward_accumulate is incorrect: "
@@ -314,13 +322,15 @@ class _Run:
 
     def select_targets(self, func: FunctionNode, indexes: tuple[int, ...],
                        input_grads: Any) -> tuple[Any, ...]:
-        """Keeps the target gradients of a backward that returned one per input."""
+        """Checks what backward returned; keeps the target gradients of one per input."""
         if type(input_grads) not in (tuple, list):
             raise TypeError(func._get_error_message(
                 "backward must return a tuple of gradients (one per input, or one per target "
-                f"index), got {type(input_grads).__name__}"))
+                f"index), got {type(input_grads).__name__}{_missing_return_hint(input_grads)}"))
         count = len(input_grads)
         total = len(func.inputs)
+        if count == len(indexes):
+            return tuple(input_grads)  # a list with one gradient per target index
         if count == total:
             return tuple([input_grads[i] for i in indexes])
         expected = f"{total}" if total == len(indexes) else f"{total} or {len(indexes)}"
@@ -357,6 +367,10 @@ class _Run:
                 variable._loss_scale = loss_scale
 
 
+def _missing_return_hint(value: Any) -> str:
+    return ": is backward missing a return statement?" if value is None else ""
+
+
 # --------------------------------------------------------------------------------- front doors
 def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
     grad_var = var._grad_var
@@ -387,6 +401,11 @@ def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backp
                            loss_scale: float | None) -> None:
     """``Variable.backward``: backprop from one Variable into every leaf that wants a grad."""
     if var._node._creator_node is None:
+        if var._graph_cut:
+            raise RuntimeError(
+                "Variable.backward() must run before unchain_backward() cuts the graph, got a "
+                "variable whose graph was cut (no gradient would reach its inputs): call "
+                "backward() before unchain_backward() (or unchain())")
         return
     grad = _initial_grad(var, loss_scale)
     _backprop_to_all([(var._node, grad)], retain_grad, enable_double_backprop, loss_scale)
@@ -503,6 +522,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
         raise TypeError(f"outputs must be a tuple or a list, not {type(outputs)}.")
     if not isinstance(inputs, (tuple, list)):
         raise TypeError(f"inputs must be a tuple or a list, not {type(inputs)}.")
+    for name, values in (("outputs", outputs), ("inputs", inputs)):
+        for value in values:
+            if not isinstance(value, Variable):
+                raise TypeError(
+                    f"{name} of chainer.grad must be Variables, got {type(value).__name__}: "
+                    "pass the Variables themselves (x, not x.array)")
     if grad_outputs is not None:
         _check_sequence(grad_outputs, "grad_outputs", len(outputs), "outputs")
     if grad_inputs is not None:

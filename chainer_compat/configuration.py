@@ -9,6 +9,7 @@ import contextlib
 import os
 import sys
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, TextIO
@@ -221,6 +222,20 @@ def _mirrored_local_config(global_config: GlobalConfig) -> LocalConfig:
 global_config = _load_global_config()
 config = _mirrored_local_config(global_config)
 
+_KEY_NAMES = frozenset(key.name for key in KEYS)
+
+
+def _warn_if_misspelt(name: str) -> None:
+    import difflib  # only for names that are not keys
+
+    close = difflib.get_close_matches(name, sorted(_KEY_NAMES), n=1, cutoff=0.8)
+    if close:
+        # stacklevel 4: this helper, using_config's body, contextlib's __enter__, the caller.
+        warnings.warn(
+            f"{name!r} is not a configuration key: did you mean {close[0]!r}? (using_config "
+            "sets it anyway, for keys of your own)", UserWarning, stacklevel=4)
+
+
 @contextlib.contextmanager
 def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:
     """Sets ``config.<name>`` to ``value`` for the current thread inside a ``with`` block.
@@ -234,11 +249,17 @@ def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterato
 
     Raises:
         TypeError: If ``name`` is not a string.
+
+    Warns:
+        UserWarning: If ``name`` is no known key but close to one (a likely typo). The key is
+            set anyway: as in Chainer, users may keep keys of their own.
     """
     if not isinstance(name, str):
         raise TypeError(
             f"using_config name must be a str naming a configuration key, got {type(name).__name__}"
             " (call it as using_config('train', False))")
+    if name not in _KEY_NAMES and not hasattr(config, name):
+        _warn_if_misspelt(name)
     old = config.__dict__.get(name, _MISSING)
     setattr(config, name, value)
     try:

@@ -66,7 +66,12 @@ class FunctionHook:
                 f"hook {self.name} already exists: a hook name must be registered at most once "
                 "per thread; give the second hook another name")
         hooks[self.name] = self
-        self.added(None)
+        try:
+            self.added(None)
+        except BaseException:
+            # The with block never starts, so __exit__ would never unregister the hook.
+            del hooks[self.name]
+            raise
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

@@ -47,6 +47,10 @@ def _wrap_input(x: Any, func: FunctionNode) -> Variable:
         f"{type(x).__name__}: wrap Python numbers and lists with numpy.asarray()")
 
 
+def _is_array_like(x: Any) -> bool:
+    return isinstance(x, _ndarray) or backend.is_cupy_array(x)
+
+
 def _contains_nan(array: Any) -> bool:
     if array.dtype.kind not in "fc":
         return False
@@ -83,8 +87,6 @@ class FunctionNode:
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: dict[str, FunctionHook] | None = None
     _is_chainerx_fallback_mode = False
-    # The engine run that queued this node last: marks it visited without a set of all nodes.
-    _engine_mark: Any = None
     # Fingerprints of the arrays retained for backward (chainer_compat.autograd's checker).
     _saved_records: Any = None
 
@@ -150,11 +152,14 @@ class FunctionNode:
             A tuple of output Variables.
 
         Raises:
-            TypeError: On inputs that are not arrays, mixed backends, or a forward that does not
-                return a tuple of arrays of the inputs' backend.
+            TypeError: On a single Variable or array in place of a sequence of inputs, inputs
+                that are not arrays, mixed backends, or a forward that does not return a tuple
+                of arrays of the inputs' backend.
             chainer_compat.utils.type_check.InvalidType: When ``check_type_forward`` fails.
         """
         # 1. Normalize the inputs: their arrays and nodes, whether any wants a gradient.
+        if type(inputs) is not tuple and type(inputs) is not list:
+            self._check_inputs_sequence(inputs)
         flags = _config._fast  # this thread's config keys and hooks: NOTE [fast flags]
         arrays = []
         input_nodes = []
@@ -263,6 +268,16 @@ class FunctionNode:
         return ret
 
     # The helpers below run only off the fast path.
+    def _check_inputs_sequence(self, inputs: Any) -> None:
+        """Rejects one Variable or array given to apply() in place of a sequence of inputs.
+
+        Iterating over it would silently apply the function to its rows.
+        """
+        if isinstance(inputs, Variable) or _is_array_like(inputs):
+            raise TypeError(
+                f"inputs of {self.label}.apply() must be a tuple or list of Variables or arrays, "
+                f"got {type(inputs).__name__}: wrap a single input as apply((x,))")
+
     def _check_input_arrays(self, in_data: tuple[Any, ...]) -> bool:
         """Validates inputs that are not all plain ndarrays; returns whether they are NumPy."""
         gpu = []
@@ -507,9 +522,15 @@ class FunctionNode:
             name = hook.name
         hooks = self.local_function_hooks
         if name in hooks:
-            raise KeyError(f"Hook {name} already exists")
+            raise KeyError(
+                f"Hook {name} already exists: a hook name must be registered at most once per "
+                "function; pass another name (add_hook(hook, name='...'))")
         hooks[name] = hook
-        hook.added(self)
+        try:
+            hook.added(self)
+        except BaseException:
+            del hooks[name]  # a failed registration leaves nothing behind
+            raise
         return HookHandle(hooks, name, hook, self)
 
     def delete_hook(self, name: str) -> None:

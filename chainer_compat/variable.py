@@ -6,7 +6,6 @@ Layer 3: imports from configuration, backend and function_hook at module level; 
 
 from __future__ import annotations
 
-import copy as _copy
 import warnings
 import weakref
 from typing import Any
@@ -303,7 +302,9 @@ class Variable:
         requires_grad: Whether backprop computes a gradient for this Variable.
 
     Raises:
-        TypeError: If ``data`` is not an array, or an unknown keyword is given.
+        TypeError: If ``data`` is not an array, an unknown keyword is given, or
+            ``requires_grad=True`` is passed explicitly for an array that is not floating-point
+            (Compat: Chainer accepts it; the default ``requires_grad`` still does).
         ValueError: If the removed ``volatile`` keyword is given.
     """
 
@@ -316,6 +317,9 @@ class Variable:
     # compat: NumPy defers binary operators with an ndarray on the left to us.
     __array_priority__ = 200
     __hash__ = None  # type: ignore[assignment]
+    # Set (in the instance dict) when unchain() cut this Variable from its creator, so that a
+    # later backward() from it can say why nothing flows instead of silently doing nothing.
+    _graph_cut = False
 
     def __init__(self, data: Any = None, **kwargs: Any) -> None:
         if "volatile" in kwargs:
@@ -323,6 +327,7 @@ class Variable:
                 "volatile argument is not supported anymore. Use chainer.using_config")
         name = kwargs.pop("name", None)
         grad = kwargs.pop("grad", None)
+        asked_for_grad = "requires_grad" in kwargs
         requires_grad = kwargs.pop("requires_grad", True)
         if kwargs:
             raise TypeError(
@@ -332,6 +337,13 @@ class Variable:
             raise TypeError(
                 f"Variable data must be a {_array_types_text()} (or None), got "
                 f"{type(data).__name__}: wrap Python numbers and lists with numpy.asarray()")
+        # Chainer lets integer Variables require grad, and the default still does (labels are
+        # wrapped that way); an explicit requires_grad=True is refused: no gradient can flow.
+        if asked_for_grad and requires_grad and data is not None and data.dtype.kind not in "fc":
+            raise TypeError(
+                f"requires_grad=True needs a floating-point array, got dtype {data.dtype}: cast "
+                "the data first (a.astype(numpy.float32)), or pass requires_grad=False for "
+                "integer data such as labels")
         self._array = data
         self._grad_var = None
         self._loss_scale = None
@@ -346,6 +358,7 @@ class Variable:
         result._grad_var = self._grad_var
         result._loss_scale = self._loss_scale
         result.__dict__.update(self.__dict__)
+        result.__dict__.pop("_graph_cut", None)  # the copy never had a graph to cut
         result._node = VariableNode(result, self.name)
         result._node._requires_grad = self._node._requires_grad
         return result
@@ -573,7 +586,10 @@ class Variable:
 
     def unchain(self) -> None:
         """Cuts the link to the creator; this Variable becomes a root."""
-        self._node.set_creator_node(None)
+        node = self._node
+        if node._creator_node is not None:
+            self._graph_cut = True
+        node.set_creator_node(None)
 
     def unchain_backward(self) -> None:
         """Cuts every link of the graph reachable backward from this Variable."""
@@ -607,6 +623,8 @@ class Variable:
 
         Raises:
             ValueError: If the Variable has more than one element and no gradient was set.
+            RuntimeError: If :meth:`unchain` or :meth:`unchain_backward` cut this Variable
+                from its creator (Compat: Chainer silently does nothing then).
         """
         _engine.backward_from_variable(self, retain_grad, enable_double_backprop, loss_scale)
 
@@ -731,7 +749,10 @@ def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> Vari
 
 
 def _create_variable(data: Any, name: str | None, grad: Any, requires_grad: bool) -> Variable:
-    return Variable(data, name=name, grad=grad, requires_grad=requires_grad)
+    # The flag is restored as it was, without the check for an explicit requires_grad=True.
+    variable = Variable(data, name=name, grad=grad)
+    variable._node._requires_grad = bool(requires_grad)
+    return variable
 
 
 class Parameter(Variable):

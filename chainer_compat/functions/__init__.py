@@ -6,121 +6,149 @@ Chainer's ``chainer.functions`` does. ``chainer_compat._surface`` lists Chainer'
 not implemented yet.
 """
 
-from chainer_compat.functions.activation.clipped_relu import clipped_relu, relu6, ClippedReLU
-from chainer_compat.functions.activation.crelu import crelu, CReLU
-from chainer_compat.functions.activation.elu import elu, ELU
-from chainer_compat.functions.activation.hard_sigmoid import hard_sigmoid, HardSigmoid
-from chainer_compat.functions.activation.leaky_relu import leaky_relu, LeakyReLU
-from chainer_compat.functions.activation.log_softmax import log_softmax, LogSoftmax
+from chainer_compat.functions.activation.clipped_relu import ClippedReLU, clipped_relu, relu6
+from chainer_compat.functions.activation.crelu import CReLU, crelu
+from chainer_compat.functions.activation.elu import ELU, elu
+from chainer_compat.functions.activation.hard_sigmoid import HardSigmoid, hard_sigmoid
+from chainer_compat.functions.activation.leaky_relu import LeakyReLU, leaky_relu
+from chainer_compat.functions.activation.log_softmax import LogSoftmax, log_softmax
 from chainer_compat.functions.activation.maxout import maxout
-from chainer_compat.functions.activation.prelu import prelu, PReLUFunction
-from chainer_compat.functions.activation.relu import relu, ReLU
+from chainer_compat.functions.activation.prelu import PReLUFunction, prelu
+from chainer_compat.functions.activation.relu import ReLU, relu
 from chainer_compat.functions.activation.selu import selu
-from chainer_compat.functions.activation.sigmoid import sigmoid, Sigmoid
-from chainer_compat.functions.activation.softmax import softmax, Softmax
-from chainer_compat.functions.activation.softplus import softplus, Softplus
-from chainer_compat.functions.activation.swish import swish, Swish
-from chainer_compat.functions.activation.tanh import tanh, Tanh
+from chainer_compat.functions.activation.sigmoid import Sigmoid, sigmoid
+from chainer_compat.functions.activation.softmax import Softmax, softmax
+from chainer_compat.functions.activation.softplus import Softplus, softplus
+from chainer_compat.functions.activation.swish import Swish, swish
+from chainer_compat.functions.activation.tanh import Tanh, tanh
 from chainer_compat.functions.array.broadcast import (
-    broadcast, broadcast_to, Broadcast, BroadcastTo,
+    Broadcast,
+    BroadcastTo,
+    broadcast,
+    broadcast_to,
 )
-from chainer_compat.functions.array.cast import cast, Cast
-from chainer_compat.functions.array.concat import concat, Concat
-from chainer_compat.functions.array.copy import copy, Copy
-from chainer_compat.functions.array.diagonal import diagonal, Diagonal
-from chainer_compat.functions.array.dstack import dstack, Dstack
-from chainer_compat.functions.array.expand_dims import expand_dims, ExpandDims
-from chainer_compat.functions.array.flatten import flatten, Flatten
-from chainer_compat.functions.array.flip import flip, Flip
-from chainer_compat.functions.array.fliplr import fliplr, FlipLR
-from chainer_compat.functions.array.flipud import flipud, FlipUD
-from chainer_compat.functions.array.get_item import get_item, GetItem
-from chainer_compat.functions.array.hstack import hstack, Hstack
-from chainer_compat.functions.array.moveaxis import moveaxis, Moveaxis
-from chainer_compat.functions.array.pad import pad, Pad
-from chainer_compat.functions.array.permutate import permutate, Permutate
-from chainer_compat.functions.array.repeat import repeat, Repeat
-from chainer_compat.functions.array.reshape import reshape, Reshape
-from chainer_compat.functions.array.rollaxis import rollaxis, Rollaxis
-from chainer_compat.functions.array.scatter_add import scatter_add, ScatterAdd
-from chainer_compat.functions.array.select_item import select_item, SelectItem
-from chainer_compat.functions.array.separate import separate, Separate
-from chainer_compat.functions.array.split_axis import split_axis, SplitAxis
-from chainer_compat.functions.array.squeeze import squeeze, Squeeze
-from chainer_compat.functions.array.stack import stack, Stack
-from chainer_compat.functions.array.swapaxes import swapaxes, Swapaxes
-from chainer_compat.functions.array.tile import tile, Tile
-from chainer_compat.functions.array.transpose import transpose, Transpose
-from chainer_compat.functions.array.vstack import vstack, Vstack
-from chainer_compat.functions.array.where import where, Where
-from chainer_compat.functions.connection.bilinear import bilinear, BilinearFunction
-from chainer_compat.functions.connection.embed_id import embed_id, EmbedIDFunction
-from chainer_compat.functions.connection.linear import linear, LinearFunction
-from chainer_compat.functions.evaluation.accuracy import accuracy, Accuracy
-from chainer_compat.functions.evaluation.binary_accuracy import binary_accuracy, BinaryAccuracy
-from chainer_compat.functions.evaluation.r2_score import r2_score, R2_score
-from chainer_compat.functions.loss.absolute_error import absolute_error, AbsoluteError
-from chainer_compat.functions.loss.contrastive import contrastive, Contrastive
-from chainer_compat.functions.loss.hinge import hinge, Hinge
-from chainer_compat.functions.loss.huber_loss import huber_loss, HuberLoss
+from chainer_compat.functions.array.cast import Cast, cast
+from chainer_compat.functions.array.concat import Concat, concat
+from chainer_compat.functions.array.copy import Copy, copy
+from chainer_compat.functions.array.diagonal import Diagonal, diagonal
+from chainer_compat.functions.array.dstack import Dstack, dstack
+from chainer_compat.functions.array.expand_dims import ExpandDims, expand_dims
+from chainer_compat.functions.array.flatten import Flatten, flatten
+from chainer_compat.functions.array.flip import Flip, flip
+from chainer_compat.functions.array.fliplr import FlipLR, fliplr
+from chainer_compat.functions.array.flipud import FlipUD, flipud
+from chainer_compat.functions.array.get_item import GetItem, get_item
+from chainer_compat.functions.array.hstack import Hstack, hstack
+from chainer_compat.functions.array.moveaxis import Moveaxis, moveaxis
+from chainer_compat.functions.array.pad import Pad, pad
+from chainer_compat.functions.array.permutate import Permutate, permutate
+from chainer_compat.functions.array.repeat import Repeat, repeat
+from chainer_compat.functions.array.reshape import Reshape, reshape
+from chainer_compat.functions.array.rollaxis import Rollaxis, rollaxis
+from chainer_compat.functions.array.scatter_add import ScatterAdd, scatter_add
+from chainer_compat.functions.array.select_item import SelectItem, select_item
+from chainer_compat.functions.array.separate import Separate, separate
+from chainer_compat.functions.array.split_axis import SplitAxis, split_axis
+from chainer_compat.functions.array.squeeze import Squeeze, squeeze
+from chainer_compat.functions.array.stack import Stack, stack
+from chainer_compat.functions.array.swapaxes import Swapaxes, swapaxes
+from chainer_compat.functions.array.tile import Tile, tile
+from chainer_compat.functions.array.transpose import Transpose, transpose
+from chainer_compat.functions.array.vstack import Vstack, vstack
+from chainer_compat.functions.array.where import Where, where
+from chainer_compat.functions.connection.bilinear import BilinearFunction, bilinear
+from chainer_compat.functions.connection.embed_id import EmbedIDFunction, embed_id
+from chainer_compat.functions.connection.linear import LinearFunction, linear
+from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
+from chainer_compat.functions.evaluation.binary_accuracy import BinaryAccuracy, binary_accuracy
+from chainer_compat.functions.evaluation.r2_score import R2_score, r2_score
+from chainer_compat.functions.loss.absolute_error import AbsoluteError, absolute_error
+from chainer_compat.functions.loss.contrastive import Contrastive, contrastive
+from chainer_compat.functions.loss.hinge import Hinge, hinge
+from chainer_compat.functions.loss.huber_loss import HuberLoss, huber_loss
 from chainer_compat.functions.loss.mean_absolute_error import (
-    mean_absolute_error, MeanAbsoluteError,
+    MeanAbsoluteError,
+    mean_absolute_error,
 )
-from chainer_compat.functions.loss.mean_squared_error import mean_squared_error, MeanSquaredError
+from chainer_compat.functions.loss.mean_squared_error import MeanSquaredError, mean_squared_error
 from chainer_compat.functions.loss.sigmoid_cross_entropy import (
-    sigmoid_cross_entropy, SigmoidCrossEntropy,
+    SigmoidCrossEntropy,
+    sigmoid_cross_entropy,
 )
 from chainer_compat.functions.loss.softmax_cross_entropy import (
-    softmax_cross_entropy, SoftmaxCrossEntropy,
+    SoftmaxCrossEntropy,
+    softmax_cross_entropy,
 )
-from chainer_compat.functions.loss.squared_error import squared_error, SquaredError
-from chainer_compat.functions.loss.triplet import triplet, Triplet
+from chainer_compat.functions.loss.squared_error import SquaredError, squared_error
+from chainer_compat.functions.loss.triplet import Triplet, triplet
 from chainer_compat.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
-from chainer_compat.functions.math.average import average, Mean
-
-mean = average  # compat: Chainer's F.mean is average
-
+from chainer_compat.functions.math.average import Mean, average
 from chainer_compat.functions.math.basic_math import absolute, add
 from chainer_compat.functions.math.bias import bias
 from chainer_compat.functions.math.ceil import ceil
-from chainer_compat.functions.math.clip import clip, Clip
-from chainer_compat.functions.math.cumsum import cumsum, Cumsum
-from chainer_compat.functions.math.exponential import exp, log, log10, log2, Exp, Log, Log10, Log2
-from chainer_compat.functions.math.exponential_m1 import expm1, Expm1
+from chainer_compat.functions.math.clip import Clip, clip
+from chainer_compat.functions.math.cumsum import Cumsum, cumsum
+from chainer_compat.functions.math.exponential import Exp, Log, Log2, Log10, exp, log, log2, log10
+from chainer_compat.functions.math.exponential_m1 import Expm1, expm1
 from chainer_compat.functions.math.floor import floor
-from chainer_compat.functions.math.fmod import fmod, Fmod
-from chainer_compat.functions.math.hyperbolic import cosh, sinh, Cosh, Sinh
-from chainer_compat.functions.math.identity import identity, Identity
-from chainer_compat.functions.math.linear_interpolate import linear_interpolate, LinearInterpolate
-from chainer_compat.functions.math.logarithm_1p import log1p, Log1p
-from chainer_compat.functions.math.logsumexp import logsumexp, LogSumExp
-from chainer_compat.functions.math.matmul import batch_matmul, matmul, BatchMatMul, MatMul
-from chainer_compat.functions.math.maximum import maximum, Maximum
-from chainer_compat.functions.math.minimum import minimum, Minimum
+from chainer_compat.functions.math.fmod import Fmod, fmod
+from chainer_compat.functions.math.hyperbolic import Cosh, Sinh, cosh, sinh
+from chainer_compat.functions.math.identity import Identity, identity
+from chainer_compat.functions.math.linear_interpolate import LinearInterpolate, linear_interpolate
+from chainer_compat.functions.math.logarithm_1p import Log1p, log1p
+from chainer_compat.functions.math.logsumexp import LogSumExp, logsumexp
+from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
+from chainer_compat.functions.math.maximum import Maximum, maximum
+from chainer_compat.functions.math.minimum import Minimum, minimum
 from chainer_compat.functions.math.minmax import (
-    argmax, argmin, max, min, ArgMax, ArgMin, IndexSelectorBase, Max, Min, SelectorBase,
+    ArgMax,
+    ArgMin,
+    IndexSelectorBase,
+    Max,
+    Min,
+    SelectorBase,
+    argmax,
+    argmin,
+    max,
+    min,
 )
-from chainer_compat.functions.math.prod import prod, Prod
+from chainer_compat.functions.math.prod import Prod, prod
 from chainer_compat.functions.math.scale import scale
 from chainer_compat.functions.math.sign import sign
-from chainer_compat.functions.math.sqrt import rsqrt, sqrt, RsqrtGPU, Sqrt
-from chainer_compat.functions.math.square import square, Square
-from chainer_compat.functions.math.sum import sum, sum_to, Sum, SumTo
-from chainer_compat.functions.math.tensordot import tensordot, TensorDot
+from chainer_compat.functions.math.sqrt import RsqrtGPU, Sqrt, rsqrt, sqrt
+from chainer_compat.functions.math.square import Square, square
+from chainer_compat.functions.math.sum import Sum, SumTo, sum, sum_to
+from chainer_compat.functions.math.tensordot import TensorDot, tensordot
 from chainer_compat.functions.math.trigonometric import (
-    arccos, arcsin, arctan, arctan2, cos, sin, tan, Arccos, Arcsin, Arctan, Arctan2, Cos, Sin,
+    Arccos,
+    Arcsin,
+    Arctan,
+    Arctan2,
+    Cos,
+    Sin,
     Tan,
+    arccos,
+    arcsin,
+    arctan,
+    arctan2,
+    cos,
+    sin,
+    tan,
 )
-from chainer_compat.functions.noise.dropout import dropout, Dropout
-from chainer_compat.functions.noise.gaussian import gaussian, Gaussian
+from chainer_compat.functions.noise.dropout import Dropout, dropout
+from chainer_compat.functions.noise.gaussian import Gaussian, gaussian
 from chainer_compat.functions.noise.gumbel_softmax import gumbel_softmax
-from chainer_compat.functions.normalization.l2_normalization import normalize, NormalizeL2
+from chainer_compat.functions.normalization.l2_normalization import NormalizeL2, normalize
 from chainer_compat.functions.normalization.layer_normalization import (
-    layer_normalization, LayerNormalization,
+    LayerNormalization,
+    layer_normalization,
 )
 from chainer_compat.functions.normalization.local_response_normalization import (
-    local_response_normalization, LocalResponseNormalization,
+    LocalResponseNormalization,
+    local_response_normalization,
 )
+
+mean = average  # compat: Chainer's F.mean is average
 
 __all__ = [
     "AbsoluteError", "Accuracy", "Arccos", "Arcsin", "Arctan", "Arctan2", "ArgMax", "ArgMin",

@@ -18,16 +18,6 @@ from chainer_compat.testing import (  # noqa: F401
 )
 from chainer_compat.testing.array import assert_allclose
 from chainer_compat.testing.backend import BackendConfig, inject_backend_tests
-from chainer_compat.testing.helper import assert_warns, patch, with_requires, without_requires
-from chainer_compat.testing.matrix import generate_matrix
-from chainer_compat.testing.parameterized import (
-    from_pytest_parameterize,
-    parameterize,
-    parameterize_pytest,
-    product,
-    product_dict,
-)
-from chainer_compat.testing.random import fix_random, generate_seed
 
 # --- Place for the helpers built on the autograd core -------------------------------------------
 # The helpers built on the autograd core and links: testing.function_link,
@@ -40,9 +30,20 @@ from chainer_compat.testing.function_link import (
     LinkTestCase,
     LinkTestError,
 )
+from chainer_compat.testing.helper import assert_warns, patch, with_requires, without_requires
+from chainer_compat.testing.matrix import generate_matrix
+from chainer_compat.testing.parameterized import (
+    from_pytest_parameterize,
+    parameterize,
+    parameterize_pytest,
+    product,
+    product_dict,
+)
+from chainer_compat.testing.random import fix_random, generate_seed
 from chainer_compat.testing.serializer import save_and_load, save_and_load_npz
 from chainer_compat.testing.training import get_trainer_with_mock_updater
 from chainer_compat.testing.unary_math_function_test import unary_math_function_unittest
+
 # -------------------------------------------------------------------------------------------------
 
 

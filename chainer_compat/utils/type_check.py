@@ -617,9 +617,13 @@ def _argname(in_types: Sequence[Any], names: Sequence[str]) -> None:
         InvalidType: If the number of inputs differs from the number of names.
     """
     if len(in_types) != len(names):
-        raise InvalidType(
-            f"{len(names)} argument(s)", f"{len(in_types)} argument(s)",
-            "Invalid number of arguments")
+        expect, actual = f"{len(names)} argument(s)", f"{len(in_types)} argument(s)"
+        message = "Invalid number of arguments"
+        if getattr(_thread_local, "current_function", None) is not None:
+            # Inside apply's check, say which function and what it expected, as for expect().
+            message = _invalid_type_message(expect, actual).replace(
+                "Expect:", message + "\nExpect:", 1)
+        raise InvalidType(expect, actual, message)
     for in_type, name in zip(in_types, names):
         # Light-mode entries are plain arrays and keep no name.
         if isinstance(in_type, Variable):

@@ -8,8 +8,8 @@ import numpy
 import pytest
 
 import chainer_compat as C
-from chainer_compat import FunctionNode, Variable
 import chainer_compat.functions as F
+from chainer_compat import FunctionNode, Variable
 
 
 class Scale(FunctionNode):

@@ -326,7 +326,7 @@ def test_copy_copy_is_independent_with_equal_values():
     net.mean[...] = 2
     copied = net.copy(mode="copy")
     assert copied.name is None and copied.first.name == "first"
-    for (path, a), (_, b) in zip(net.namedparams(), copied.namedparams()):
+    for (_path, a), (_, b) in zip(net.namedparams(), copied.namedparams()):
         assert a is not b and a.array is not b.array
         numpy.testing.assert_array_equal(a.array, b.array)
     assert copied.mean is not net.mean and (copied.mean == 2).all()

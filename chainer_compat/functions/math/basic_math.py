@@ -11,11 +11,15 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, utils, variable as _variable_module
+from chainer_compat import backend, utils
+from chainer_compat import variable as _variable_module
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array.get_item import get_item
-from chainer_compat.functions.array.reshape import reshape
-from chainer_compat.functions.array.transpose import transpose
+
+# Variable.__getitem__/reshape/transpose reach these through this module (_ops): see NOTE
+# [late binding] in variable.py.
+from chainer_compat.functions.array.get_item import get_item  # noqa: F401
+from chainer_compat.functions.array.reshape import reshape  # noqa: F401
+from chainer_compat.functions.array.transpose import transpose  # noqa: F401
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
@@ -133,7 +137,7 @@ class AddConstant(_Unary):
 
     @property
     def label(self) -> str:
-        return "_ + %s" % _constant_label(self.value)
+        return f"_ + {_constant_label(self.value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -215,7 +219,7 @@ class SubFromConstant(_Unary):
 
     @property
     def label(self) -> str:
-        return "%s - _" % _constant_label(self.value)
+        return f"{_constant_label(self.value)} - _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -271,7 +275,7 @@ class MulConstant(_Unary):
 
     @property
     def label(self) -> str:
-        return "_ * %s" % _constant_label(self.value)
+        return f"_ * {_constant_label(self.value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -326,7 +330,7 @@ class DivFromConstant(_Unary):
 
     @property
     def label(self) -> str:
-        return "%s / _" % _constant_label(self.value)
+        return f"{_constant_label(self.value)} / _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -388,7 +392,7 @@ class PowVarConst(_Unary):
 
     @property
     def label(self) -> str:
-        return "_ ** %s" % _constant_label(self.value)
+        return f"_ ** {_constant_label(self.value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -409,7 +413,7 @@ class PowConstVar(_Unary):
 
     @property
     def label(self) -> str:
-        return "%s ** _" % _constant_label(self.value)
+        return f"{_constant_label(self.value)} ** _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs

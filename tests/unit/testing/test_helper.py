@@ -80,7 +80,7 @@ def test_assert_warns_passes_when_the_warning_is_emitted_even_if_filtered():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with testing.assert_warns(DeprecationWarning):
-            warnings.warn("old", DeprecationWarning)
+            warnings.warn("old", DeprecationWarning, stacklevel=2)
 
 
 def test_assert_warns_fails_without_the_warning():

@@ -1,4 +1,5 @@
-"""The ctx-style ``Function``: static ``forward(ctx, ...)``/``backward(ctx, ...)`` applied by ``apply``.
+"""The ctx-style ``Function``: static ``forward(ctx, ...)`` and ``backward(ctx, ...)``, applied
+by ``apply``.
 
 Layer 7: imports configuration, backend, variable, function_node and the saved-array checker.
 Each ``apply`` builds one FunctionNode (of a subclass named after the Function) holding a fresh
@@ -74,8 +75,9 @@ class FunctionCtx:
     def save_for_backward(self, *xs: Any) -> None:
         """Keeps arrays (or Variables) for backward, which reads them as :attr:`saved_tensors`.
 
-        Call it in forward; a second call replaces the first. An input or output array of forward comes back as its Variable in the graph (so backward
-        written with Variables can be differentiated again); any other array comes back as a
+        Call it in forward; a second call replaces the first. An input or output array of
+        forward comes back as its Variable in the graph (so backward written with Variables can
+        be differentiated again); any other array comes back as a
         constant Variable; None comes back as None. Every saved array is checked for in-place
         writes when backward reads it (see :class:`~chainer_compat.autograd.VersionMismatch`).
 
@@ -190,8 +192,9 @@ class _FunctionNode(FunctionNode):
     # (ctx._node), so saving outputs (whose nodes point at this node as their creator) never
     # leaves a cycle, and no weak reference has to be made per apply. Saved inputs and outputs
     # are kept by FunctionNode's own retain_inputs/retain_outputs (so hooks and the saved-array
-    # checker see them as for any node); other saved arrays stay in the ctx's entries. The subclass per Function carries its name (the label hooks and errors
-    # show) and its forward/backward.
+    # checker see them as for any node); other saved arrays stay in the ctx's entries. The
+    # subclass per Function carries its name (the label hooks and errors show) and its
+    # forward/backward.
     _ctx: FunctionCtx
     _function: Any = None
     _forward_args: Any = None

@@ -35,7 +35,8 @@ def _run_probe() -> _Probe:
     try:
         device_count = int(cupy.cuda.runtime.getDeviceCount())
     except Exception as error:  # noqa: BLE001 - no driver, or one older than the CuPy wheel
-        return _Probe(cupy, 0, f"CuPy could not count CUDA devices ({type(error).__name__}: {error})")
+        reason = f"CuPy could not count CUDA devices ({type(error).__name__}: {error})"
+        return _Probe(cupy, 0, reason)
     if device_count < 1:
         return _Probe(cupy, 0, "CuPy is installed but sees no CUDA device "
                                "(check the driver and CUDA_VISIBLE_DEVICES)")
@@ -84,7 +85,7 @@ def unavailable_message() -> str:
 
 
 def require() -> ModuleType:
-    """Returns the cupy module, raising RuntimeError with an install hint unless CUDA is available."""
+    """Returns the cupy module; raises RuntimeError with an install hint without CUDA."""
     state = probe()
     if state.error is not None or state.cupy is None:
         raise RuntimeError(unavailable_message())

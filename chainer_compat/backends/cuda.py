@@ -90,7 +90,8 @@ def _resolve_cupy_names() -> dict[str, Any]:
             # compat: a stand-in object so that `xp is cuda.cupy` is always a valid test.
             "cupy": _MissingCupy(), "cupyx": _MissingCupy(),
             "ndarray": _missing_class("cupy.ndarray"), "Device": _missing_class("cupy.cuda.Device"),
-            "Event": _missing_class("cupy.cuda.Event"), "Stream": _missing_class("cupy.cuda.Stream"),
+            "Event": _missing_class("cupy.cuda.Event"),
+            "Stream": _missing_class("cupy.cuda.Stream"),
         }
     names["available"] = available
     if available:

@@ -1,4 +1,5 @@
-"""Test annotations as pytest marks: ``gpu``, ``multi_gpu(n)``, ``cudnn``, ``slow``, ``chainerx``, ``ideep``.
+"""Test annotations as pytest marks: ``gpu``, ``multi_gpu(n)``, ``cudnn``, ``slow``, ``chainerx``,
+``ideep``.
 
 GPU tests also skip at run time without enough CUDA devices; cupy is imported only if installed.
 Layer 8: imports only `testing.parameterized`.

@@ -1,4 +1,5 @@
-"""Decorators that run a test several times: ``repeat``, ``retry``, ``repeat_with_success_at_least``.
+"""Decorators that run a test several times: ``repeat``, ``retry``,
+``repeat_with_success_at_least``.
 
 Layer 8: imports only the standard library (and pytest's outcome types when pytest is loaded).
 """

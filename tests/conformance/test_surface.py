@@ -67,7 +67,8 @@ def test_floor_name_resolves_at_chainers_path(path):
 @pytest.mark.skipif(not SHARED_FLOOR.exists(), reason="the shared notes are not on this machine")
 def test_floor_copy_matches_the_shared_notes():
     listed: dict[str, tuple[str, ...]] = {}
-    for match in re.finditer(r"^- `(chainer[\w.]*)`: (.*)$", SHARED_FLOOR.read_text(), re.MULTILINE):
+    text = SHARED_FLOOR.read_text()
+    for match in re.finditer(r"^- `(chainer[\w.]*)`: (.*)$", text, re.MULTILINE):
         listed[match.group(1)] = tuple(re.findall(r"`(\w+)`", match.group(2)))
     assert listed == FLOOR
 

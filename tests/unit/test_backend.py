@@ -1,4 +1,4 @@
-"""Tests of chainer_compat.backend: devices, device specifiers, transfers and array-module dispatch."""
+"""Tests of chainer_compat.backend: devices, device specifiers, transfers, array-module dispatch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A NumPy-only process never imports cupy: each statement runs in a fresh interpreter, then we look.
+"""A NumPy-only process never imports cupy: the statements run in a fresh interpreter, then we
+look.
 
 To cover more of the package, append statements to ``STATEMENTS``; they run in order in one
 namespace, and the first one after which ``cupy`` is in ``sys.modules`` is reported.

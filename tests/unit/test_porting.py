@@ -215,7 +215,7 @@ def test_output_whose_gradient_is_dropped_is_named():
     assert caught.value.output_index == 1 and caught.value.input_index == 0
 
 
-# ----------------------------------------------------------------------------- integer inputs, accumulate
+# --------------------------------------------------------------------- integer inputs, accumulate
 
 class OldTake(function.Function):
     def forward(self, inputs):

@@ -181,7 +181,7 @@ def test_deserializer_returns_loaded_array_for_none_value():
     assert serializers.NpzDeserializer({"a": array})("a", None) is array
 
 
-# ----------------------------------------------------------------------------- no general unpickling
+# -------------------------------------------------------------------------- no general unpickling
 
 def test_object_members_other_than_none_are_refused(tmp_path):
     path = tmp_path / "evil.npz"

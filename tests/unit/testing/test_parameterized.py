@@ -216,7 +216,8 @@ def test_product_of_dict_sorts_keys_and_varies_last_key_fastest():
 
 
 def test_product_of_dict_with_joined_names_unpacks_tuples():
-    assert testing.product({"shape,axis": [((2, 3), 0), ((4,), None)], "dtype": [numpy.float32]}) == [
+    params = {"shape,axis": [((2, 3), 0), ((4,), None)], "dtype": [numpy.float32]}
+    assert testing.product(params) == [
         {"dtype": numpy.float32, "shape": (2, 3), "axis": 0},
         {"dtype": numpy.float32, "shape": (4,), "axis": None},
     ]

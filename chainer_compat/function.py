@@ -18,7 +18,7 @@ from chainer_compat import function_node as _function_node_module
 from chainer_compat.configuration import config as _config
 from chainer_compat.configuration import force_backprop_mode, no_backprop_mode
 from chainer_compat.function_hook import FunctionHook, HookHandle
-from chainer_compat.function_node import FunctionNode
+from chainer_compat.function_node import _ALL_INDEXES, FunctionNode
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
 
 # FunctionHook and the two mode helpers are re-exported for legacy ``chainer.function`` imports.
@@ -31,7 +31,7 @@ _weakref = weakref.ref
 _no_saved_array_checks = _function_node_module._NoSavedArrayChecks
 
 # ``retain_inputs`` argument meaning "every input", shared for the common small input counts.
-_ALL_INPUTS = tuple(tuple(range(count)) for count in range(8))
+_ALL_INPUTS = _ALL_INDEXES
 
 
 def _any_cupy(arrays: tuple[Any, ...]) -> bool:
@@ -118,7 +118,7 @@ class FunctionAdapter(FunctionNode):
         # compat: old-style functions retain all inputs by default.
         count = len(inputs)
         self._input_indexes_to_retain = (
-            _ALL_INPUTS[count] if count < 8 else tuple(range(count)))
+            _ALL_INPUTS[count] if count < 9 else tuple(range(count)))
         if type(function).forward is not _function_base_forward:
             return function.forward(inputs)
         # Function.forward's dispatch, inlined: this runs once per old-style node.

@@ -19,6 +19,8 @@ from chainer_compat.variable import Variable, VariableNode, _new_variable
 _ndarray = numpy.ndarray
 _weakref = weakref.ref
 _new = object.__new__
+# (0, 1, ..., n - 1) for small n: "every input", compared without building a tuple.
+_ALL_INDEXES = tuple(tuple(range(count)) for count in range(9))
 
 
 class _FallbackType:
@@ -341,17 +343,26 @@ class FunctionNode:
 
     def _retain_inputs_now(self, input_nodes: list[VariableNode],
                            in_data: tuple[Any, ...]) -> None:
-        indexes = tuple(self._input_indexes_to_retain)
+        indexes = self._input_indexes_to_retain
         count = len(input_nodes)
-        for index in indexes:
-            if not -count <= index < count:
-                raise IndexError(
-                    f"retain_inputs index of {self.label} must be in range({count}), got {index}")
-            # The node already describes this array (apply just read it), so no type update.
-            input_nodes[index]._data = in_data[index]
-        self._input_indexes_to_retain = indexes
+        if type(indexes) is tuple and count < 9 and indexes == _ALL_INDEXES[count]:
+            # Every input, in order (old-style Functions by default): nothing to check.
+            for node, array in zip(input_nodes, in_data):
+                node._data = array
+            kept = input_nodes
+        else:
+            indexes = tuple(indexes)
+            for index in indexes:
+                if not -count <= index < count:
+                    raise IndexError(
+                        f"retain_inputs index of {self.label} must be in range({count}), "
+                        f"got {index}")
+                # The node already describes this array (apply just read it): no type update.
+                input_nodes[index]._data = in_data[index]
+            self._input_indexes_to_retain = indexes
+            kept = [input_nodes[i] for i in indexes]
         if _saved_arrays is not _NoSavedArrayChecks:
-            _saved_arrays.on_retain(self, [input_nodes[i] for i in indexes])
+            _saved_arrays.on_retain(self, kept)
 
     def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...]) -> None:
         indexes = tuple(self._output_indexes_to_retain)

@@ -23,7 +23,8 @@ from chainer_compat.functions.array.transpose import transpose  # noqa: F401
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
-from chainer_compat.variable import Variable
+from chainer_compat.configuration import config as _config
+from chainer_compat.variable import Variable, _new_variable
 
 _ndarray = numpy.ndarray
 _new = object.__new__
@@ -31,6 +32,31 @@ _new = object.__new__
 
 # Python and NumPy scalars: the operands that become a constant of the Variable's dtype.
 _SCALARS = (int, float, complex, numpy.generic)
+
+
+# NOTE [operators without a node]
+# Inside a backward without double backprop (enable_backprop off), an operator's result gets no
+# creator, so its node would exist only to be thrown away. When nothing could observe it (no
+# hook, debug off) and the operands are NumPy arrays of one shape and dtype, the operators below
+# compute the array directly and wrap it as apply would (requires_grad from the inputs). Any
+# other case goes through the FunctionNode, which remains the reference behaviour.
+def _direct(x: Variable, other: Variable | None = None) -> bool:
+    """Whether an operator on ``x`` (and ``other``) may skip its node: see the NOTE above."""
+    flags = _config._fast
+    if flags.enable_backprop or flags.hooks or flags.debug or type(x._array) is not _ndarray:
+        return False
+    if other is None:
+        return True
+    a, b = x._array, other._array
+    return type(b) is _ndarray and a.dtype is b.dtype and a.shape == b.shape
+
+
+def _wrap(y: Any, x: Variable, other: Variable | None = None) -> Variable:
+    if type(y) is not _ndarray:
+        y = numpy.asarray(y, x._array.dtype)
+    requires_grad = x._node._requires_grad or (
+        other is not None and other._node._requires_grad)
+    return _new_variable(y, requires_grad)
 
 
 def _preprocess_const(x: Variable, value: Any) -> Any:
@@ -182,9 +208,14 @@ def add(*xs: Any) -> Variable:
         if not isinstance(lhs, Variable):
             lhs, rhs = rhs, lhs
         if isinstance(rhs, _SCALARS):
+            value = _preprocess_const(lhs, rhs)
+            if _direct(lhs):
+                return _wrap(lhs._array + value, lhs)
             node = _new(AddConstant)
-            node.value = _preprocess_const(lhs, rhs)
+            node.value = value
             return node.apply((lhs,))[0]
+        if isinstance(rhs, Variable) and _direct(lhs, rhs):
+            return _wrap(lhs._array + rhs._array, lhs, rhs)
         return Add().apply((lhs, _preprocess_rhs(lhs, rhs)))[0]
     return MultiAdd().apply(xs)[0]
 
@@ -233,6 +264,8 @@ def sub(self: Variable, rhs: Any) -> Variable:
     """``self - rhs``."""
     if isinstance(rhs, _SCALARS):
         return AddConstant(-_preprocess_const(self, rhs)).apply((self,))[0]
+    if isinstance(rhs, Variable) and _direct(self, rhs):
+        return _wrap(self._array - rhs._array, self, rhs)
     return Sub().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
@@ -289,10 +322,15 @@ class MulConstant(_Unary):
 def mul(self: Variable, rhs: Any) -> Variable:
     """``self * rhs``."""
     if isinstance(rhs, _SCALARS):
-        node = _new(MulConstant)
         scalar_type = self._array.dtype.type  # _preprocess_const, inlined on this hot path
-        node.value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
+        value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
+        if _direct(self):
+            return _wrap(self._array * value, self)
+        node = _new(MulConstant)
+        node.value = value
         return node.apply((self,))[0]
+    if isinstance(rhs, Variable) and _direct(self, rhs):
+        return _wrap(self._array * rhs._array, self, rhs)
     return Mul().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
@@ -444,6 +482,8 @@ def rpow(self: Variable, rhs: Any) -> Variable:
 # ------------------------------------------------------------------------------------ others
 def neg(self: Variable) -> Variable:
     """``-self``."""
+    if _direct(self):
+        return _wrap(-self._array, self)
     return Neg().apply((self,))[0]
 
 

@@ -1,4 +1,5 @@
-"""Soak: a million forward+backward iterations of a small mixed graph; resident memory must not drift.
+"""Soak: a million forward+backward iterations of a small mixed graph; resident memory must
+not drift.
 
 Not a test: it reports the drift of resident memory (RSS) between the end of the warm-up and the
 end of the run, with the cyclic garbage collector off, so a single leaked node per step shows.
@@ -150,7 +151,8 @@ def resident_bytes() -> int:
 
 
 def make_step(seed: int = 0) -> tuple[Callable[[int], None], Callable[[], None]]:
-    """Returns ``step(i)`` running one iteration, and ``check()`` comparing gradients to the first."""
+    """Returns ``step(i)`` running one iteration, and ``check()`` comparing gradients with the
+    first."""
     rng = numpy.random.RandomState(seed)
     W = C.Parameter(rng.uniform(-0.5, 0.5, (6, 4)))
     b = C.Parameter(rng.uniform(-0.5, 0.5, (6,)))

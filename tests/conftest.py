@@ -52,3 +52,13 @@ def no_gc():
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.fixture
+def cupy():
+    """CuPy, for tests that need a CUDA device; skips when CuPy or a device is missing."""
+    if cuda_device_count() == 0:
+        pytest.skip("needs CuPy and a CUDA device")
+    import cupy
+
+    return cupy

@@ -1,10 +1,12 @@
-"""Helpers every initializer shares: the dtype check, host/device-safe assignment, default dtype.
+"""Helpers every initializer shares: the dtype check, host/device-safe assignment, default dtype,
+random fills and ``FanScaled``, the base of the LeCun, Glorot and He initializers.
 
 Imports only ``configuration`` (layer 0), ``backend`` (layer 1) and ``initializer``.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -12,6 +14,7 @@ import numpy
 from numpy.typing import DTypeLike
 
 from chainer_compat import backend, configuration
+from chainer_compat.initializer import Initializer, get_fans
 
 
 class DtypeMismatchError(ValueError, AssertionError):
@@ -75,3 +78,67 @@ def get_dtype(dtype: DTypeLike | None = None) -> numpy.dtype:
     if (isinstance(dtype, str) and dtype == "mixed16") or getattr(dtype, "name", None) == "mixed16":
         return numpy.dtype(numpy.float16)
     return numpy.dtype(dtype)
+
+
+def fill_random(array: Any, rng: Any, distribution: str, **parameters: Any) -> None:
+    """Fills ``array`` in place with draws of ``distribution``, e.g. ``'normal'`` or ``'uniform'``.
+
+    Args:
+        array: The NumPy or CuPy array to overwrite.
+        rng: A generator with a method named ``distribution``, or None for the global generator
+            of the array's module.
+        distribution: The name of the generator method to draw with.
+        **parameters: Keywords of that method besides ``size`` (``loc``, ``scale``, ...).
+    """
+    if rng is not None:
+        assign(array, getattr(rng, distribution)(size=array.shape, **parameters))
+        return
+    xp = backend.get_array_module(array)
+    if xp is numpy:
+        # The global NumPy generator, so numpy.random.seed makes runs reproducible as in Chainer.
+        array[...] = getattr(numpy.random, distribution)(size=array.shape, **parameters)
+        return
+    if array.dtype in (numpy.float16, numpy.float32):
+        # cuRAND cannot draw float16, and float32 draws are all a float32 array can hold.
+        parameters["dtype"] = numpy.float32
+    array[...] = getattr(xp.random, distribution)(size=array.shape, **parameters)
+
+
+class FanScaled(Initializer):
+    """Base of the initializers whose spread is ``scale * sqrt(gain / fan)``.
+
+    A subclass sets ``gain``, overrides ``_fan`` when ``fan`` is not ``fan_in``, and implements
+    ``_fill`` to draw from its distribution with the computed spread.
+
+    Args:
+        scale: Multiplies the spread.
+        dtype: The dtype arrays must have, or None to accept any.
+        rng: A random generator for ``_fill``; None uses the global one.
+    """
+
+    gain: float = 1.0
+
+    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
+                 rng: Any = None) -> None:
+        self.scale = scale
+        self.rng = rng
+        super().__init__(dtype)
+
+    def __call__(self, array: Any) -> None:
+        """Fills ``array`` in place.
+
+        Raises:
+            ValueError: If the array has fewer than two dimensions, its dtype differs from a set
+                ``dtype``, or ``_fan`` rejects a setting (``HeNormal``'s ``fan_option``).
+        """
+        check_dtype(self, array)
+        fan_in, fan_out = get_fans(array.shape)
+        self._fill(array, self.scale * math.sqrt(self.gain / self._fan(fan_in, fan_out)))
+
+    def _fan(self, fan_in: int, fan_out: int) -> int:
+        """Returns ``fan`` in the spread formula: ``fan_in`` unless a subclass says otherwise."""
+        return fan_in
+
+    def _fill(self, array: Any, spread: float) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _fill(array, spread), got the FanScaled base")

@@ -1,36 +1,21 @@
 """Gaussian initializers: ``Normal`` and its fan-scaled forms LeCun, Glorot and He.
 
-Imports ``backend``, ``initializer`` and the shared helpers in ``initializers._base``.
+Imports ``initializer`` and the shared helpers in ``initializers._base``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy
 from numpy.typing import DTypeLike
 
-from chainer_compat import backend
-from chainer_compat.initializer import Initializer, get_fans
+from chainer_compat.initializer import Initializer
 from chainer_compat.initializers import _base
 
 
 def _fill_normal(array: Any, scale: float, rng: Any) -> None:
     """Fills ``array`` with draws from N(0, scale^2), from ``rng`` or the array module's RNG."""
-    if rng is not None:
-        _base.assign(array, rng.normal(loc=0.0, scale=scale, size=array.shape))
-        return
-    xp = backend.get_array_module(array)
-    if xp is numpy:
-        # The global NumPy generator, so numpy.random.seed makes runs reproducible as in Chainer.
-        array[...] = numpy.random.normal(loc=0.0, scale=scale, size=array.shape)
-        return
-    options = {}
-    if array.dtype in (numpy.float16, numpy.float32):
-        # cuRAND cannot draw float16, and float32 draws are all a float32 array can hold.
-        options["dtype"] = numpy.float32
-    array[...] = xp.random.normal(loc=0.0, scale=scale, size=array.shape, **options)
+    _base.fill_random(array, rng, "normal", loc=0.0, scale=scale)
 
 
 class Normal(Initializer):
@@ -60,7 +45,14 @@ class Normal(Initializer):
         _fill_normal(array, self.scale, self.rng)
 
 
-class LeCunNormal(Initializer):
+class _FanScaledNormal(_base.FanScaled):
+    """A Gaussian of mean 0 and deviation ``scale * sqrt(gain / fan)``."""
+
+    def _fill(self, array: Any, spread: float) -> None:
+        _fill_normal(array, spread, self.rng)
+
+
+class LeCunNormal(_FanScaledNormal):
     """Gaussian with deviation ``scale * sqrt(1 / fan_in)`` (LeCun et al., Efficient BackProp).
 
     Fans come from ``initializer.get_fans``, so the array needs at least two dimensions.
@@ -71,25 +63,10 @@ class LeCunNormal(Initializer):
         rng: A random generator as for :class:`Normal`; None uses the global one.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
-                 rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, or its dtype differs from a
-                set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, _ = get_fans(array.shape)
-        _fill_normal(array, self.scale * math.sqrt(1.0 / fan_in), self.rng)
+    gain = 1.0
 
 
-class GlorotNormal(Initializer):
+class GlorotNormal(_FanScaledNormal):
     """Gaussian with deviation ``scale * sqrt(2 / (fan_in + fan_out))`` (Glorot & Bengio, 2010).
 
     Args:
@@ -98,56 +75,35 @@ class GlorotNormal(Initializer):
         rng: A random generator as for :class:`Normal`; None uses the global one.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
-                 rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
+    gain = 2.0
 
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, or its dtype differs from a
-                set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, fan_out = get_fans(array.shape)
-        _fill_normal(array, self.scale * math.sqrt(2.0 / (fan_in + fan_out)), self.rng)
+    def _fan(self, fan_in: int, fan_out: int) -> int:
+        return fan_in + fan_out
 
 
-class HeNormal(Initializer):
+class HeNormal(_FanScaledNormal):
     """Gaussian with deviation ``scale * sqrt(2 / fan)`` (He et al., 2015).
 
     Args:
         scale: Multiplies the standard deviation.
         dtype: The dtype arrays must have, or None to accept any.
-        fan_option: ``'fan_in'`` or ``'fan_out'``: which fan is ``fan``.
+        fan_option: ``'fan_in'`` or ``'fan_out'``: which fan is ``fan``; anything else raises
+            ``ValueError`` when an array is filled.
         rng: A random generator as for :class:`Normal`; None uses the global one.
     """
 
+    gain = 2.0
+
     def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None,
                  fan_option: str = "fan_in", *, rng: Any = None) -> None:
-        self.scale = scale
         self.fan_option = fan_option
-        self.rng = rng
-        super().__init__(dtype)
+        super().__init__(scale, dtype, rng=rng)
 
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, its dtype differs from a set
-                ``dtype``, or ``fan_option`` is neither ``'fan_in'`` nor ``'fan_out'``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, fan_out = get_fans(array.shape)
+    def _fan(self, fan_in: int, fan_out: int) -> int:
         # compat: Chainer validates fan_option when filling, not when constructing.
         if self.fan_option == "fan_in":
-            fan = fan_in
-        elif self.fan_option == "fan_out":
-            fan = fan_out
-        else:
-            raise ValueError(
-                f"HeNormal fan_option must be 'fan_in' or 'fan_out', got {self.fan_option!r}")
-        _fill_normal(array, self.scale * math.sqrt(2.0 / fan), self.rng)
+            return fan_in
+        if self.fan_option == "fan_out":
+            return fan_out
+        raise ValueError(
+            f"HeNormal fan_option must be 'fan_in' or 'fan_out', got {self.fan_option!r}")

@@ -1,36 +1,21 @@
 """Uniform initializers: ``Uniform`` and its fan-scaled forms LeCun, Glorot and He.
 
-Imports ``backend``, ``initializer`` and the shared helpers in ``initializers._base``.
+Imports ``initializer`` and the shared helpers in ``initializers._base``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy
 from numpy.typing import DTypeLike
 
-from chainer_compat import backend
-from chainer_compat.initializer import Initializer, get_fans
+from chainer_compat.initializer import Initializer
 from chainer_compat.initializers import _base
 
 
 def _fill_uniform(array: Any, bound: float, rng: Any) -> None:
     """Fills ``array`` with draws from U(-bound, bound), from ``rng`` or the module's RNG."""
-    if rng is not None:
-        _base.assign(array, rng.uniform(low=-bound, high=bound, size=array.shape))
-        return
-    xp = backend.get_array_module(array)
-    if xp is numpy:
-        # The global NumPy generator, so numpy.random.seed makes runs reproducible as in Chainer.
-        array[...] = numpy.random.uniform(low=-bound, high=bound, size=array.shape)
-        return
-    options = {}
-    if array.dtype in (numpy.float16, numpy.float32):
-        # cuRAND cannot draw float16, and float32 draws are all a float32 array can hold.
-        options["dtype"] = numpy.float32
-    array[...] = xp.random.uniform(low=-bound, high=bound, size=array.shape, **options)
+    _base.fill_random(array, rng, "uniform", low=-bound, high=bound)
 
 
 class Uniform(Initializer):
@@ -60,7 +45,14 @@ class Uniform(Initializer):
         _fill_uniform(array, self.scale, self.rng)
 
 
-class LeCunUniform(Initializer):
+class _FanScaledUniform(_base.FanScaled):
+    """Uniform on [-s, s] with ``s = scale * sqrt(gain / fan)``."""
+
+    def _fill(self, array: Any, spread: float) -> None:
+        _fill_uniform(array, spread, self.rng)
+
+
+class LeCunUniform(_FanScaledUniform):
     """Uniform on [-s, s] with ``s = scale * sqrt(3 / fan_in)`` (LeCun et al., Efficient BackProp).
 
     Args:
@@ -69,25 +61,10 @@ class LeCunUniform(Initializer):
         rng: A random generator as for :class:`Uniform`; None uses the global one.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
-                 rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, or its dtype differs from a
-                set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, _ = get_fans(array.shape)
-        _fill_uniform(array, self.scale * math.sqrt(3.0 / fan_in), self.rng)
+    gain = 3.0
 
 
-class GlorotUniform(Initializer):
+class GlorotUniform(_FanScaledUniform):
     """Uniform on [-s, s] with ``s = scale * sqrt(6 / (fan_in + fan_out))`` (Glorot & Bengio).
 
     Args:
@@ -96,25 +73,13 @@ class GlorotUniform(Initializer):
         rng: A random generator as for :class:`Uniform`; None uses the global one.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
-                 rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
+    gain = 6.0
 
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, or its dtype differs from a
-                set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, fan_out = get_fans(array.shape)
-        _fill_uniform(array, self.scale * math.sqrt(6.0 / (fan_in + fan_out)), self.rng)
+    def _fan(self, fan_in: int, fan_out: int) -> int:
+        return fan_in + fan_out
 
 
-class HeUniform(Initializer):
+class HeUniform(_FanScaledUniform):
     """Uniform on [-s, s] with ``s = scale * sqrt(6 / fan_in)`` (He et al., 2015).
 
     Args:
@@ -123,19 +88,4 @@ class HeUniform(Initializer):
         rng: A random generator as for :class:`Uniform`; None uses the global one.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
-                 rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
-
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, or its dtype differs from a
-                set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        fan_in, _ = get_fans(array.shape)
-        _fill_uniform(array, self.scale * math.sqrt(6.0 / fan_in), self.rng)
+    gain = 6.0

@@ -14,22 +14,6 @@ from chainer_compat import backend
 from chainer_compat.backends import _cuda
 
 
-def _cupy_with_device() -> types.ModuleType:
-    cupy = pytest.importorskip("cupy")
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as error:  # noqa: BLE001 - no driver: CuPy raises its own CUDA error
-        pytest.skip(f"CuPy cannot count CUDA devices: {error}")
-    if count < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    return cupy
-
-
-@pytest.fixture
-def cupy() -> types.ModuleType:
-    return _cupy_with_device()
-
-
 @pytest.fixture
 def without_cuda() -> None:
     if _cuda.is_available():

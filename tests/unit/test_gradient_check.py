@@ -25,24 +25,6 @@ from chainer_compat.variable import Parameter, Variable
 
 
 # ------------------------------------------------------------------------------------ fixtures
-def _cupy_with_device() -> types.ModuleType:
-    cupy = pytest.importorskip("cupy")
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as error:  # noqa: BLE001 - no driver: CuPy raises its own CUDA error
-        pytest.skip(f"CuPy cannot count CUDA devices: {error}")
-    if count < 1:
-        pytest.skip("CuPy sees no CUDA device")
-    return cupy
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request: pytest.FixtureRequest) -> types.ModuleType:
-    if request.param == "cupy":
-        return _cupy_with_device()
-    return numpy
-
-
 @pytest.fixture(autouse=True)
 def _seeded() -> None:
     # Directions come from the global generators, as in Chainer.

@@ -1,6 +1,7 @@
 """``absolute_error``: the elementwise ``|x0 - x1|``.
 
-Layer 5: imports backend, utils, variable, function_node and type_check.
+Layer 5: imports backend, utils, variable, function_node and type_check; the other
+difference losses import ``_DifferenceLoss`` from here.
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
 
 
-class AbsoluteError(FunctionNode):
-    """Elementwise absolute error. Use :func:`absolute_error`."""
+class _DifferenceLoss(FunctionNode):
+    """Base of the losses of ``x0 - x1`` (absolute, squared and their means).
+
+    It holds their shared type check (two float inputs of one shape and dtype) and the way
+    their backward hands ``gx0`` to ``x0`` and ``-gx0`` to ``x1``.
+    """
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x0", "x1"))
@@ -22,6 +27,15 @@ class AbsoluteError(FunctionNode):
             in_types[0].dtype == in_types[1].dtype,
             in_types[0].shape == in_types[1].shape,
         )
+
+    @staticmethod
+    def _split(gx0: Any, indexes: tuple[int, ...]) -> tuple[Any, ...]:
+        """Returns ``gx0`` for ``x0`` and ``-gx0`` for ``x1``, for each requested index."""
+        return tuple([gx0 if i == 0 else -gx0 for i in indexes])
+
+
+class AbsoluteError(_DifferenceLoss):
+    """Elementwise absolute error. Use :func:`absolute_error`."""
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs
@@ -32,7 +46,7 @@ class AbsoluteError(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = grad_outputs
         gx = gy * backend.get_array_module(self.diff).sign(self.diff)
-        return tuple([gx if i == 0 else -gx for i in indexes])
+        return self._split(gx, indexes)
 
 
 def absolute_error(x0: Any, x1: Any) -> variable.Variable:

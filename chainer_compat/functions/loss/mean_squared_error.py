@@ -1,6 +1,6 @@
 """``mean_squared_error``: the mean of ``(x0 - x1) ** 2`` over all elements.
 
-Layer 5: imports backend, utils, variable, function_node and type_check.
+Layer 5: imports utils, variable and the shared base in ``absolute_error``.
 """
 
 from __future__ import annotations
@@ -10,20 +10,11 @@ from typing import Any
 import numpy
 
 from chainer_compat import utils, variable
-from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import type_check
+from chainer_compat.functions.loss.absolute_error import _DifferenceLoss
 
 
-class MeanSquaredError(FunctionNode):
+class MeanSquaredError(_DifferenceLoss):
     """Mean squared error. Use :func:`mean_squared_error`."""
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x0", "x1"))
-        type_check.expect(
-            in_types[0].dtype.kind == "f",
-            in_types[0].dtype == in_types[1].dtype,
-            in_types[0].shape == in_types[1].shape,
-        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -41,7 +32,7 @@ class MeanSquaredError(FunctionNode):
         gy, = grad_outputs
         diff = x0 - x1
         gx0 = broadcast_to(gy, diff.shape) * diff * (2.0 / diff.size)
-        return tuple([gx0 if i == 0 else -gx0 for i in indexes])
+        return self._split(gx0, indexes)
 
 
 def mean_squared_error(x0: Any, x1: Any) -> variable.Variable:

@@ -1,6 +1,6 @@
 """``squared_error``: the elementwise ``(x0 - x1) ** 2``.
 
-Layer 5: imports utils, variable, function_node and type_check.
+Layer 5: imports utils, variable and the shared base in ``absolute_error``.
 """
 
 from __future__ import annotations
@@ -8,20 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import utils, variable
-from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import type_check
+from chainer_compat.functions.loss.absolute_error import _DifferenceLoss
 
 
-class SquaredError(FunctionNode):
+class SquaredError(_DifferenceLoss):
     """Elementwise squared error. Use :func:`squared_error`."""
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x0", "x1"))
-        type_check.expect(
-            in_types[0].dtype.kind == "f",
-            in_types[0].dtype == in_types[1].dtype,
-            in_types[0].shape == in_types[1].shape,
-        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -34,7 +25,7 @@ class SquaredError(FunctionNode):
         x0, x1 = self.get_retained_inputs()
         gy, = grad_outputs
         g = gy * 2 * (x0 - x1)
-        return tuple([g if i == 0 else -g for i in indexes])
+        return self._split(g, indexes)
 
 
 def squared_error(x0: Any, x1: Any) -> variable.Variable:

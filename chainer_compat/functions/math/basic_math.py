@@ -13,6 +13,7 @@ import numpy
 
 from chainer_compat import backend, utils
 from chainer_compat import variable as _variable_module
+from chainer_compat.configuration import config as _config
 from chainer_compat.function_node import FunctionNode
 
 # Variable.__getitem__/reshape/transpose reach these through this module (_ops): see NOTE
@@ -23,7 +24,6 @@ from chainer_compat.functions.array.transpose import transpose  # noqa: F401
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
-from chainer_compat.configuration import config as _config
 from chainer_compat.variable import Variable, _new_variable
 
 _ndarray = numpy.ndarray

@@ -5,6 +5,8 @@ Layer 5: imports the core and sum_to.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 from chainer_compat import backend, utils, variable
@@ -13,8 +15,15 @@ from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
 
 
-class Maximum(FunctionNode):
-    """Elementwise maximum; on ties the gradient goes to ``x1``."""
+class _ElementwisePick(FunctionNode):
+    """Picks one of two broadcast inputs per element; ``Maximum`` and ``Minimum`` set the rule.
+
+    A subclass sets ``_pick`` (the array-module function's name) and ``_first_wins`` (the
+    comparison that holds where ``x1`` is picked, ties included, so ``x1`` gets the gradient).
+    """
+
+    _pick: str
+    _first_wins: Callable[[Any, Any], Any]
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x1", "x2"))
@@ -26,22 +35,25 @@ class Maximum(FunctionNode):
         self.retain_inputs((0, 1))
         x1, x2 = inputs
         xp = backend.get_array_module(x1, x2)
-        return utils.force_array(xp.maximum(x1, x2)),
+        return utils.force_array(getattr(xp, self._pick)(x1, x2)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x1, x2 = self.get_retained_inputs()
-        return _route_gradient(grad_outputs[0], x1, x2, x1.array >= x2.array, indexes)
+        gy = grad_outputs[0]
+        to_first = self._first_wins(x1.array, x2.array)
+        grads = []
+        if 0 in indexes:
+            grads.append(sum_to(gy * to_first, x1.shape))
+        if 1 in indexes:
+            grads.append(sum_to(gy * ~to_first, x2.shape))
+        return tuple(grads)
 
 
-def _route_gradient(gy: variable.Variable, x1: variable.Variable, x2: variable.Variable,
-                    to_first: Any, indexes: tuple[int, ...]) -> tuple[Any, ...]:
-    """Sends ``gy`` to ``x1`` where ``to_first`` holds and to ``x2`` elsewhere."""
-    grads = []
-    if 0 in indexes:
-        grads.append(sum_to(gy * to_first, x1.shape))
-    if 1 in indexes:
-        grads.append(sum_to(gy * ~to_first, x2.shape))
-    return tuple(grads)
+class Maximum(_ElementwisePick):
+    """Elementwise maximum; on ties the gradient goes to ``x1``."""
+
+    _pick = "maximum"
+    _first_wins = staticmethod(operator.ge)
 
 
 def maximum(x1: Any, x2: Any) -> variable.Variable:

@@ -1,5 +1,5 @@
-"""mean_squared_error: the mean of squared differences against NumPy, gradients of first and second
-order, and the type checks."""
+"""absolute_error, squared_error, mean_absolute_error and mean_squared_error: values against
+NumPy, gradients of first and second order, and the type checks, one parametrized set for all."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ import numpy
 import pytest
 
 from chainer_compat import gradient_check
+from chainer_compat.functions.loss.absolute_error import absolute_error
+from chainer_compat.functions.loss.mean_absolute_error import mean_absolute_error
 from chainer_compat.functions.loss.mean_squared_error import mean_squared_error
+from chainer_compat.functions.loss.squared_error import squared_error
 from chainer_compat.utils import type_check
 
 # (function, class label, NumPy reference)
-CASES = [(mean_squared_error, "MeanSquaredError", lambda a, b: ((a - b) ** 2).mean())]
-IDS = ["MeanSquaredError"]
+CASES = [
+    (absolute_error, "AbsoluteError", lambda a, b: abs(a - b)),
+    (mean_absolute_error, "MeanAbsoluteError", lambda a, b: abs(a - b).mean()),
+    (mean_squared_error, "MeanSquaredError", lambda a, b: ((a - b) ** 2).mean()),
+    (squared_error, "SquaredError", lambda a, b: (a - b) ** 2),
+]
+IDS = ["AbsoluteError", "MeanAbsoluteError", "MeanSquaredError", "SquaredError"]
 
 
 def _host(array):

@@ -21,6 +21,9 @@ from chainer_compat import backend
 # the higher layers bind themselves here when they are imported: ``_ops`` is the basic_math
 # module and ``_engine`` the engine module. The package ``__init__`` imports both, and importing
 # any submodule runs the package ``__init__`` first, so the bindings are always in place.
+# basic_math also puts its operator functions straight onto the class (``Variable.__mul__ is
+# basic_math.mul``), saving the frame of the methods below; those stay as the typed, documented
+# surface and give the same results.
 _ops: Any = None
 _engine: Any = None
 

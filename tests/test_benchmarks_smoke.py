@@ -204,3 +204,37 @@ def test_large_array_workloads_run_on_cupy(tmp_path):
     figures = json.loads(out.read_text())
     assert set(figures["results"]) == {"elementwise", "mlp"}
     assert figures["results"]["elementwise"]["memory"]["ours"]["gpu_pool"] > 0
+
+
+def _load_saved_check():
+    spec = importlib.util.spec_from_file_location("saved_check_under_test",
+                                                  ROOT / "benchmarks" / "saved_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_saved_check_script_reports_the_check_cost():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "saved_check.py"), "-n", "200", "-r", "1"],
+        capture_output=True, text=True, check=True)
+    assert "the check costs" in result.stdout
+    for key in ("floor", "check on", "check off", "nothing retained"):
+        assert key in result.stdout
+
+
+def test_saved_check_measures_all_four_and_puts_the_checker_back():
+    from chainer_compat import function_node
+
+    checker = function_node._saved_arrays
+    figures = _load_saved_check().measure(50, 1)
+    assert set(figures) == {"floor", "check on", "check off", "nothing retained"}
+    assert all(value > 0 for value in figures.values())
+    assert function_node._saved_arrays is checker
+
+
+def test_saved_check_catches_a_wrong_gradient(monkeypatch):
+    module = _load_saved_check()
+    monkeypatch.setattr(module, "K", numpy.float32(0.5))  # the nodes now disagree with the floor
+    with pytest.raises(AssertionError, match="gradient"):
+        module.measure(50, 1)

@@ -174,12 +174,15 @@ class FunctionNode:
         input_nodes = []
         requires_grad = False
         on_numpy = True
+        rank = 0
         for x in inputs:
             if type(x) is not Variable and not isinstance(x, Variable):
                 x = _wrap_input(x, self)
             node = x._node
             if node._requires_grad:
                 requires_grad = True
+            if node.rank > rank:
+                rank = node.rank
             array = x._array
             if type(array) is not _ndarray:
                 on_numpy = False
@@ -214,25 +217,20 @@ class FunctionNode:
             with backend.get_device_from_array(*in_data):
                 outputs = self.forward(in_data)
 
-        # 5. Validate the outputs.
+        # 5. Validate and wrap the outputs (_new_variable inlined: the hottest loop of the
+        # package); when backprop is on, they get this node as their creator.
         if type(outputs) is not tuple:
             raise TypeError(
                 f"forward output must be a tuple ({self.label})\nActual: {type(outputs)}\n"
                 "Return (y,) rather than y or [y].")
+        record = flags.enable_backprop
+        creator = self if record else None
+        out_rank = rank + 1 if record else 0
+        wrapped: list[Variable] = []
+        output_refs = []
         for y in outputs:
             if type(y) is not _ndarray or not on_numpy:
                 self._check_output_array(y, on_numpy, in_data)
-
-        # 6. Post-hooks.
-        if hooks:
-            for hook in hooks:
-                hook.forward_postprocess(self, in_data)
-        if debug:
-            self._check_nan_in_outputs(outputs)
-
-        # 7. Wrap the outputs (_new_variable inlined: this is the hottest loop of the package).
-        wrapped: list[Variable] = []
-        for y in outputs:
             out = _new(Variable)
             out._array = y
             out._grad_var = None
@@ -241,8 +239,8 @@ class FunctionNode:
             node._variable = _weakref(out)
             node._data = None
             node.name = None
-            node._creator_node = None
-            node.rank = 0
+            node._creator_node = creator
+            node.rank = out_rank
             node._requires_grad = requires_grad
             node._fingerprint = None
             node.dtype = y.dtype
@@ -251,23 +249,21 @@ class FunctionNode:
             node._array_type = type(y)
             out._node = node
             wrapped.append(out)
+            if record:
+                output_refs.append(_weakref(node))
         ret = tuple(wrapped)
 
-        # 8. Connect the graph and retain what backward asked for.
-        if flags.enable_backprop:
-            rank = 0
-            for node in input_nodes:
-                if node.rank > rank:
-                    rank = node.rank
+        # 6. Post-hooks.
+        if hooks:
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+        if debug:
+            self._check_nan_in_outputs(outputs)
+
+        # 7. Connect the graph and retain what backward asked for.
+        if record:
             self.rank = rank
             self.inputs = tuple(input_nodes)
-            output_refs = []
-            rank += 1
-            for out in ret:
-                node = out._node
-                node._creator_node = self
-                node.rank = rank
-                output_refs.append(_weakref(node))
             self.outputs = tuple(output_refs)
             if self._input_indexes_to_retain is not None:
                 self._retain_inputs_now(input_nodes, in_data)

@@ -624,8 +624,14 @@ class Function:
         if node_class is None or node_class._function is not cls:
             node_class = _node_class_for(cls)
         node = _new(node_class)
-        node._ctx = ctx = FunctionCtx()
+        # FunctionCtx.__init__, inlined: this runs once per application.
+        ctx = _new(FunctionCtx)
+        ctx.needs_input_grad = ()
+        ctx._saved = None
+        ctx._in_forward = False
+        ctx._node = None
         ctx._function = cls
+        node._ctx = ctx
         if len(args) == 1 and type(args[0]) is Variable:
             ctx.needs_input_grad = _NEEDS_ONE[args[0]._node._requires_grad]
             outputs = node.apply(args)

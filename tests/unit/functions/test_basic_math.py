@@ -102,3 +102,59 @@ def test_operators_on_gpu(xp):
     assert type(x.grad) is type(x.array)
     numpy.testing.assert_allclose(C.backends.cuda.to_cpu(x.grad),
                                   2 * C.backends.cuda.to_cpu(x.array), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- NOTE [operators
+# without a node]: the direct path must give what the node would, and step aside when observed.
+class _Recorder(C.FunctionHook):
+    name = "recorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+@pytest.mark.parametrize("op", [
+    lambda x, y: x * 2.5, lambda x, y: x + 2.5, lambda x, y: x * y, lambda x, y: x + y,
+    lambda x, y: x - y, lambda x, y: -x,
+])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_operator_without_a_node_matches_the_node(op, shape):
+    a = make(shape, numpy.float32, seed=1)
+    b = make(shape, numpy.float32, seed=2)
+    x = Variable(a)
+    y = Variable(b, requires_grad=False)
+    with C.no_backprop_mode():
+        direct = op(x, y)
+        with _Recorder():
+            through_node = op(x, y)
+    assert type(direct.array) is numpy.ndarray and direct.dtype == numpy.float32
+    numpy.testing.assert_array_equal(direct.array, through_node.array)
+    assert direct.requires_grad is through_node.requires_grad is True
+    assert direct.creator is None and through_node.creator is None
+
+
+def test_operators_are_seen_by_hooks_and_debug_even_without_backprop():
+    x = Variable(make((3,), numpy.float32))
+    recorder = _Recorder()
+    with C.no_backprop_mode(), recorder:
+        x * 2.0
+        x + x
+    assert recorder.labels == ["_ * 2.0", "_ + _"]
+    with C.no_backprop_mode(), C.using_config("debug", True):
+        with pytest.raises(RuntimeError, match="NaN is detected"):
+            x * numpy.float32("nan")
+
+
+def test_backward_ops_are_seen_by_a_hook_as_chainer_shows_them():
+    x = Variable(make((3,), numpy.float32))
+    y = C.functions.sum(x * x + x)
+    recorder = _Recorder()
+    with recorder:
+        y.backward()
+    # Mul's backward computes gy * x twice and the two paths into x are summed by a node.
+    assert recorder.labels.count("_ * _") == 2
+    assert "_ + _" in recorder.labels
+    numpy.testing.assert_allclose(x.grad, 2 * x.array + 1, rtol=1e-6)

@@ -39,3 +39,13 @@ from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Chain", "ChainList", "DebugMode", "Fallback", "Function", "FunctionAdapter", "FunctionHook",
+    "FunctionNode", "Link", "Parameter", "Variable", "VariableNode", "as_array", "as_variable",
+    "autograd", "backend", "backends", "backward", "config", "configuration", "cuda",
+    "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_device",
+    "get_function_hooks", "global_config", "grad", "gradient_check", "initializer",
+    "initializers", "install_as_chainer", "is_debug", "link", "no_backprop_mode", "porting",
+    "serializers", "set_debug", "using_config", "using_device",
+]

@@ -164,3 +164,14 @@ def test_exists_maps_paths_and_does_not_import_cupy():
     assert ("cupy" in sys.modules) == had_cupy
     with pytest.raises(ValueError, match="must start with 'chainer.'"):
         _surface.exists("numpy.sum")
+
+
+def test_package_all_lists_only_names_that_exist_and_covers_the_floor():
+    import chainer_compat
+
+    assert all(hasattr(chainer_compat, name) for name in chainer_compat.__all__)
+    floor = {"Function", "FunctionHook", "FunctionNode", "Link", "Parameter", "Variable",
+             "as_array", "as_variable", "backward", "force_backprop_mode", "get_array_types",
+             "get_device", "grad", "is_debug", "no_backprop_mode", "set_debug", "using_config",
+             "using_device"}
+    assert floor <= set(chainer_compat.__all__)

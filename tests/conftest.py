@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+import pathlib
+import sys
 
 import numpy
 import pytest
+
+# The suite imports test files with --import-mode=importlib, which puts no folder on sys.path;
+# shared test modules (strategies, sample_functions, reliability.*) are imported from tests/.
+_TESTS = str(pathlib.Path(__file__).resolve().parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
 
 
 def cuda_device_count() -> int:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from sample_functions import CtxExp, ExpNode, OldStyleSquare, SquareNode
 
 import chainer_compat as C
-from chainer_compat import FunctionNode, Variable
+from chainer_compat import Variable
 from chainer_compat import functions as F
 from chainer_compat.autograd import (
     SMALL_NBYTES,
@@ -16,7 +17,6 @@ from chainer_compat.autograd import (
     allow_mutation_on_saved_tensors,
     graph,
 )
-from chainer_compat.function import Function as OldStyleFunction
 
 
 def arr(*values):
@@ -33,47 +33,6 @@ class CtxCube(Function):
     def backward(ctx, gy):
         x, = ctx.saved_tensors
         return 3 * x * x * gy
-
-
-class CtxExp(Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = numpy.exp(x)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, gy):
-        y, = ctx.saved_tensors
-        return y.array * gy.array
-
-
-class SquareNode(FunctionNode):
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        return inputs[0] * inputs[0],
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * x * 2.0,
-
-
-class ExpNode(FunctionNode):
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        return numpy.exp(inputs[0]),
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * y,
-
-
-class OldStyleSquare(OldStyleFunction):
-    def forward(self, inputs):
-        return inputs[0] * inputs[0],
-
-    def backward(self, inputs, grad_outputs):
-        return 2 * inputs[0] * grad_outputs[0],
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from sample_functions import CtxExp, ExpNode, OldStyleSquare, SquareNode
 
 import chainer_compat as C
 from chainer_compat import FunctionNode, Variable
@@ -17,7 +18,6 @@ from chainer_compat.autograd import (
     _saved_arrays,
     increment_version,
 )
-from chainer_compat.function import Function as OldStyleFunction
 
 
 def arr(*values):
@@ -41,19 +41,6 @@ class CtxSquare(Function):
         return 2 * x.array * gy.array
 
 
-class CtxExp(Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = numpy.exp(x)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, gy):
-        y, = ctx.saved_tensors
-        return y.array * gy.array
-
-
 class CtxScratch(Function):
     """Saves an array that is neither an input nor an output, and exposes it."""
 
@@ -70,34 +57,6 @@ class CtxScratch(Function):
     def backward(ctx, gy):
         scratch, = ctx.saved_tensors
         return gy.array * scratch.array / scratch.array * 3.0
-
-
-class SquareNode(FunctionNode):
-    def forward(self, inputs):
-        self.retain_inputs((0,))
-        return inputs[0] * inputs[0],
-
-    def backward(self, indexes, grad_outputs):
-        x, = self.get_retained_inputs()
-        return grad_outputs[0] * x * 2.0,
-
-
-class ExpNode(FunctionNode):
-    def forward(self, inputs):
-        self.retain_outputs((0,))
-        return numpy.exp(inputs[0]),
-
-    def backward(self, indexes, grad_outputs):
-        y, = self.get_retained_outputs()
-        return grad_outputs[0] * y,
-
-
-class OldStyleSquare(OldStyleFunction):
-    def forward(self, inputs):
-        return inputs[0] * inputs[0],
-
-    def backward(self, inputs, grad_outputs):
-        return 2 * inputs[0] * grad_outputs[0],
 
 
 def square_by(kind, x):

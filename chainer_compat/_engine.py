@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import warnings
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +22,7 @@ from chainer_compat.functions.math import basic_math
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
 
 _ndarray = numpy.ndarray
+_weakref = weakref.ref
 _heappush = heapq.heappush
 _heappop = heapq.heappop
 
@@ -116,28 +118,33 @@ class _Run:
         while pending:
             func = _heappop(pending)[2]
             # 1. Gather the output gradients: complete, since every consumer ran before.
-            outputs = func.outputs
-            if plain and len(outputs) == 1:
-                node = outputs[0]()
+            outputs = func._outputs  # NOTE [compact links]
+            if plain and type(outputs) is _weakref:
+                node = outputs()
                 grad = None if node is None else grads.pop(node, None)
                 if type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
                 if node is not None and node not in seeds:
-                    variable = node._variable()
+                    variable = node()  # NOTE [node as weak reference]
+                    if variable is None and node._revived is not None:
+                        variable = node._revived()
                     if variable is not None and variable._grad_var is not None:
                         variable._grad_var = None
                 del grad
             else:
                 output_grads = self.pop_output_grads(func)
             # 2. Skip the function if none of its inputs wants a gradient.
-            input_nodes = func.inputs
-            if targets is None:
-                indexes: tuple[int, ...]
-                if len(input_nodes) == 1:
-                    indexes = _FIRST_ONLY if input_nodes[0]._requires_grad else ()
+            input_nodes = func._inputs
+            indexes: tuple[int, ...]
+            if type(input_nodes) is VariableNode:  # one input: NOTE [compact links]
+                if targets is None:
+                    indexes = _FIRST_ONLY if input_nodes._requires_grad else ()
                 else:
-                    indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+                    indexes = _FIRST_ONLY if input_nodes in targets else ()
+                input_nodes = (input_nodes,)
+            elif targets is None:
+                indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
             else:
                 indexes = tuple([i for i, x in enumerate(input_nodes) if x in targets])
             if not indexes:
@@ -215,7 +222,7 @@ class _Run:
             result.append(grad)
             if self.captured is not None and node in self.capture_nodes:
                 self.captured[node] = grad
-            variable = node._variable()
+            variable = node.get_variable_or_none()
             if variable is not None and node not in self.seed_nodes:
                 if self.retain_grad:
                     variable._grad_var = grad
@@ -231,7 +238,7 @@ class _Run:
         if before is None:
             if node not in grads and self.load_leaf_grads and node._creator_node is None:
                 self.leaves.append(node)
-                variable = node._variable()
+                variable = node.get_variable_or_none()
                 before = None if variable is None else variable._grad_var
             if before is None:
                 grads[node] = _LazySum((grad,)) if lazy else grad
@@ -288,7 +295,7 @@ class _Run:
             taken.add(node)
             if node not in grads and self.load_leaf_grads and node._creator_node is None:
                 self.leaves.append(node)
-                variable = node._variable()
+                variable = node.get_variable_or_none()
                 before.append(None if variable is None else variable._grad_var)
             else:
                 before.append(_total(grads.pop(node, None)))
@@ -361,7 +368,7 @@ class _Run:
         loss_scale = self.loss_scale
         for node in self.leaves:
             grad = _total(grads.pop(node, None))
-            variable = node._variable()
+            variable = node.get_variable_or_none()
             if variable is not None:
                 variable._grad_var = grad
                 variable._loss_scale = loss_scale

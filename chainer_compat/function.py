@@ -157,7 +157,9 @@ class FunctionAdapter(FunctionNode):
                 shape.
         """
         function: Any = self._function
-        input_nodes: Any = self.inputs
+        input_nodes: Any = self._inputs  # NOTE [compact links]
+        if type(input_nodes) is VariableNode:
+            input_nodes = (input_nodes,)
         count = len(input_nodes)
         # Plain loops, not comprehensions: this runs once per old-style node in every backprop.
         on_numpy = True

@@ -14,7 +14,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.configuration import config as _config
 from chainer_compat.function_hook import FunctionHook, HookHandle
-from chainer_compat.variable import Variable, VariableNode, _new_variable
+from chainer_compat.variable import Variable, VariableNode, _new_node, _new_variable
 
 _ndarray = numpy.ndarray
 _weakref = weakref.ref
@@ -84,8 +84,9 @@ class FunctionNode:
     """
 
     # compat: class-level defaults, because subclasses often skip FunctionNode.__init__.
-    inputs: Any = None  # tuple of VariableNodes once applied
-    outputs: Any = None  # tuple of weak references to VariableNodes once applied
+    # See NOTE [compact links]: read them through the ``inputs`` and ``outputs`` properties.
+    _inputs: Any = None
+    _outputs: Any = None
     rank = 0
     stack: Any = None
     lazy_grad_sum = False
@@ -100,6 +101,41 @@ class FunctionNode:
     _saved_records: Any = None
 
     # ----------------------------------------------------------------------------- metadata
+    # NOTE [compact links]
+    # Most nodes have one input and one output. Such a node keeps its input VariableNode and the
+    # weak reference to its output node directly, not in 1-tuples: two objects less per node for
+    # CPython's cyclic garbage collector to walk each time a full collection runs, which a large
+    # graph triggers repeatedly while it grows (see also NOTE [node as weak reference]). The
+    # ``inputs`` and ``outputs`` properties give the tuples Chainer documents; the engine reads
+    # the compact form (``_inputs``, ``_outputs``) directly.
+    @property
+    def inputs(self) -> Any:
+        """Tuple of the input VariableNodes, once applied (None before)."""
+        inputs = self._inputs
+        return (inputs,) if type(inputs) is VariableNode else inputs
+
+    @inputs.setter
+    def inputs(self, nodes: Any) -> None:
+        if nodes is None:
+            self._inputs = None
+            return
+        nodes = tuple(nodes)
+        self._inputs = nodes[0] if len(nodes) == 1 and type(nodes[0]) is VariableNode else nodes
+
+    @property
+    def outputs(self) -> Any:
+        """Tuple of weak references to the output VariableNodes, once applied (None before)."""
+        outputs = self._outputs
+        return (outputs,) if type(outputs) is _weakref else outputs
+
+    @outputs.setter
+    def outputs(self, refs: Any) -> None:
+        if refs is None:
+            self._outputs = None
+            return
+        refs = tuple(refs)
+        self._outputs = refs[0] if len(refs) == 1 and type(refs[0]) is _weakref else refs
+
     @property
     def local_function_hooks(self) -> dict[str, FunctionHook]:
         """Hooks registered to this function only, by name, in registration order."""
@@ -235,8 +271,8 @@ class FunctionNode:
             out._array = y
             out._grad_var = None
             out._loss_scale = None
-            node = _new(VariableNode)
-            node._variable = _weakref(out)
+            node = _new_node(VariableNode, out)  # NOTE [node as weak reference]
+            node._revived = None
             node._data = None
             node.name = None
             node._creator_node = creator
@@ -263,8 +299,9 @@ class FunctionNode:
         # 7. Connect the graph and retain what backward asked for.
         if record:
             self.rank = rank
-            self.inputs = tuple(input_nodes)
-            self.outputs = tuple(output_refs)
+            # NOTE [compact links]
+            self._inputs = input_nodes[0] if len(input_nodes) == 1 else tuple(input_nodes)
+            self._outputs = output_refs[0] if len(output_refs) == 1 else tuple(output_refs)
             if self._input_indexes_to_retain is not None:
                 self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:

@@ -30,6 +30,7 @@ _engine: Any = None
 _ndarray = numpy.ndarray
 _new = object.__new__
 _weakref = weakref.ref
+_new_node = weakref.ref.__new__  # NOTE [node as weak reference]
 
 
 class _UnsupportedOperation(TypeError, NotImplementedError):
@@ -120,7 +121,7 @@ def variable_str(var: Variable) -> str:
     return f"{prefix}({body})"
 
 
-class VariableNode:
+class VariableNode(weakref.ref):
     """The node of a Variable in the computational graph.
 
     It holds no array unless :meth:`retain_data` was called (a function keeps the array for its
@@ -132,9 +133,18 @@ class VariableNode:
         name: Name of the node.
     """
 
-    __slots__ = ("_variable", "_data", "name", "_creator_node", "rank", "_requires_grad",
+    # NOTE [node as weak reference]
+    # The node *is* the weak reference to its Variable (calling it returns the Variable, or None
+    # once the Variable is gone) rather than holding a separate weakref object. Every graph
+    # object is walked by CPython's cyclic garbage collector each time a full collection runs,
+    # and a large graph triggers those repeatedly while it grows; one object less per node is
+    # measurably less time (benchmarks/README.md, "profile reading"). Nodes still compare and
+    # hash by identity, not by their Variable as weakref.ref would. A weak reference cannot be
+    # re-pointed, so a Variable recreated by get_variable() after the first one was collected is
+    # referenced from ``_revived``.
+    __slots__ = ("_revived", "_data", "name", "_creator_node", "rank", "_requires_grad",
                  "dtype", "shape", "_array_type", "_fingerprint", "__weakref__")
-    _variable: Any
+    _revived: Any
     _data: Any
     name: str | None
     _creator_node: Any
@@ -145,8 +155,16 @@ class VariableNode:
     _array_type: Any
     _fingerprint: Any
 
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+    def __new__(cls, variable: Variable, name: str | None = None,
+                **kwargs: Any) -> VariableNode:
+        return _weakref.__new__(cls, variable)
+
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
-        self._variable = _weakref(variable)
+        self._revived = None
         self._data = None
         self.name = name
         self._creator_node = None
@@ -188,13 +206,13 @@ class VariableNode:
     @property
     def grad(self) -> Any:
         """Gradient array of the Variable, or None when the Variable is gone."""
-        variable = self._variable()
+        variable = self.get_variable_or_none()
         return None if variable is None else variable.grad
 
     @property
     def grad_var(self) -> Variable | None:
         """Gradient Variable of the Variable, or None when the Variable is gone."""
-        variable = self._variable()
+        variable = self.get_variable_or_none()
         return None if variable is None else variable._grad_var
 
     @property
@@ -211,7 +229,7 @@ class VariableNode:
 
     def get_variable(self) -> Variable:
         """Returns the Variable of this node, recreating one around the node if it is gone."""
-        variable = self._variable()
+        variable = self.get_variable_or_none()
         if variable is not None:
             return variable
         variable = _new(Variable)
@@ -219,12 +237,17 @@ class VariableNode:
         variable._grad_var = None
         variable._loss_scale = None
         variable._node = self
-        self._variable = _weakref(variable)
+        self._revived = _weakref(variable)
         return variable
 
     def get_variable_or_none(self) -> Variable | None:
         """Returns the Variable of this node, or None if it was collected."""
-        return self._variable()
+        variable = self()
+        if variable is None:
+            revived = self._revived
+            if revived is not None:
+                return revived()
+        return variable
 
     def set_creator(self, creator: Any) -> None:
         """Sets the creator; an old-style Function is replaced by its node."""
@@ -247,7 +270,7 @@ class VariableNode:
         Raises:
             RuntimeError: If the Variable was already collected.
         """
-        variable = self._variable()
+        variable = self.get_variable_or_none()
         if variable is None:
             raise RuntimeError(
                 "cannot retain variable data: the variable has been already released")
@@ -274,8 +297,8 @@ def _new_variable(array: Any, requires_grad: bool) -> Variable:
     variable._array = array
     variable._grad_var = None
     variable._loss_scale = None
-    node = _new(VariableNode)
-    node._variable = _weakref(variable)
+    node = _new_node(VariableNode, variable)
+    node._revived = None
     node._data = None
     node.name = None
     node._creator_node = None
@@ -739,8 +762,8 @@ class Variable:
 
 
 def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> VariableNode:
-    node = VariableNode.__new__(VariableNode)
-    node._variable = _weakref(variable)
+    node = _new_node(VariableNode, variable)
+    node._revived = None
     node._data = None
     node.name = name
     node._creator_node = None

@@ -6,6 +6,7 @@ Layer 6: imports variable, function_node, function_hook and the basic operators 
 from __future__ import annotations
 
 import heapq
+import itertools
 import warnings
 import weakref
 from collections.abc import Iterable
@@ -17,7 +18,7 @@ from chainer_compat import backend
 from chainer_compat import variable as _variable_module
 from chainer_compat.configuration import config as _config
 from chainer_compat.configuration import using_config
-from chainer_compat.function_node import FunctionNode, _base_backward_accumulate
+from chainer_compat.function_node import _ALL_INDEXES, FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
 
@@ -86,7 +87,7 @@ class _Run:
                  retain_grad: bool, loss_scale: float | None) -> None:
         self.grads: dict[VariableNode, Any] = {}
         self.pending: list[tuple[int, int, FunctionNode]] = []
-        self.counter = 0
+        self.counter = itertools.count()  # breaks ties in rank: first queued, first run
         # The functions this run queued. Kept by the run, not marked on the nodes: another run
         # over a shared part of the graph (a grad() inside a backward or a hook, or another
         # thread) must not make this one queue a function twice.
@@ -112,7 +113,9 @@ class _Run:
         targets = self.targets
         seeds = self.seed_nodes
         queued = self.queued
-        hooks = _config._fast.hooks  # mutated in place by registrations: NOTE [fast flags]
+        flags = _config._fast  # NOTE [fast flags]
+        hooks = flags.hooks  # mutated in place by registrations
+        tick = self.counter.__next__
         plain = (self.captured is None and not self.retain_grad and not self.debug
                  and not _FORCE_GENERAL_PATH)
         while pending:
@@ -125,11 +128,12 @@ class _Run:
                 if type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
-                if node is not None and node not in seeds:
+                if node is not None:
                     variable = node()  # NOTE [node as weak reference]
                     if variable is None and node._revived is not None:
                         variable = node._revived()
-                    if variable is not None and variable._grad_var is not None:
+                    if (variable is not None and variable._grad_var is not None
+                            and node not in seeds):
                         variable._grad_var = None
                 del grad
             else:
@@ -144,7 +148,13 @@ class _Run:
                     indexes = _FIRST_ONLY if input_nodes in targets else ()
                 input_nodes = (input_nodes,)
             elif targets is None:
-                indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+                for x in input_nodes:
+                    if not x._requires_grad:
+                        indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+                        break
+                else:  # every input wants a gradient: no list to build
+                    count = len(input_nodes)
+                    indexes = _ALL_INDEXES[count] if count < 9 else tuple(range(count))
             else:
                 indexes = tuple([i for i, x in enumerate(input_nodes) if x in targets])
             if not indexes:
@@ -174,15 +184,25 @@ class _Run:
                         or array.shape != node.shape):
                     self.check_grad(func, i, node, gx)
                 creator = node._creator_node
-                if creator is None or node in grads:
+                if creator is None:  # a leaf: backward() may add to its existing gradient
                     self.accumulate(node, gx, False)
-                else:
+                    continue
+                before = grads.get(node)
+                if before is None:
                     grads[node] = gx
+                elif type(before) is Variable and not (flags.enable_backprop or flags.hooks):
+                    # _add_grads inlined (a node used twice is common: residuals, fan-in).
+                    total = before._array + array
+                    if type(total) is not _ndarray and isinstance(total, numpy.generic):
+                        total = numpy.asarray(total)
+                    grads[node] = _new_variable(
+                        total, before._node._requires_grad or gx._node._requires_grad)
+                else:
+                    self.accumulate(node, gx, False)
                 # 5. Queue the creator of each input that received a gradient, once.
-                if creator is not None and creator not in queued:
+                if creator not in queued:
                     queued.add(creator)
-                    self.counter += 1
-                    _heappush(pending, (-creator.rank, self.counter, creator))
+                    _heappush(pending, (-creator.rank, tick(), creator))
 
     def push_creators(self, func: FunctionNode, indexes: tuple[int, ...]) -> None:
         """Queues the creators of ``func``'s inputs that received a gradient."""
@@ -198,8 +218,7 @@ class _Run:
         """Queues a function once; ties in rank go to the one queued first."""
         if func is not None and func not in self.queued:
             self.queued.add(func)
-            self.counter += 1
-            _heappush(self.pending, (-func.rank, self.counter, func))
+            _heappush(self.pending, (-func.rank, next(self.counter), func))
 
     def seed(self, node: VariableNode, grad: Variable) -> None:
         """Starts backprop at ``node`` with gradient ``grad``."""

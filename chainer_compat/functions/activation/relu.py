@@ -1,6 +1,7 @@
 """``relu``: the rectified linear unit, ``max(0, x)``.
 
-Layer 5: imports backend, utils and function_node.
+Layer 5: imports backend, utils, variable, function_node and (for NOTE [gradients without a
+node]) ``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import numpy
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.functions.connection.linear import gradients_without_nodes
+from chainer_compat.variable import _new_variable
 
 _ndarray = numpy.ndarray
 
@@ -31,7 +34,17 @@ class ReLU(FloatActivation):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return ReLUGrad2().apply((y, grad_outputs[0]))
+        gy = grad_outputs[0]
+        if y is not None and gradients_without_nodes(gy):
+            # What ReLUGrad2 would output: NOTE [gradients without a node].
+            return _new_variable(_relu_grad(y._array, gy._array),
+                                 y._node._requires_grad or gy._node._requires_grad),
+        return ReLUGrad2().apply((y, gy))
+
+
+def _relu_grad(y: Any, gy: Any) -> Any:
+    """``gy`` where ``y > 0``, else zero, in ``gy``'s dtype."""
+    return utils.force_array(gy * (y > 0), gy.dtype)
 
 
 class ReLUGrad2(FunctionNode):
@@ -40,7 +53,7 @@ class ReLUGrad2(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
         y, gy = inputs
-        return utils.force_array(gy * (y > 0), gy.dtype),
+        return _relu_grad(y, gy),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         # The mask is piecewise constant in y: y gets no gradient, gy gets the masked one.

@@ -1,17 +1,55 @@
 """``linear``: the affine map ``y = x W^T + b`` and its gradient nodes.
 
-Layer 5: imports utils, variable, function_node, type_check and ``functions.math.sum``. On the
-hot path of every MLP step: forward and each gradient are one matrix product, with no copies.
+Layer 5: imports configuration, utils, variable, function_node, type_check and
+``functions.math.sum``. On the hot path of every MLP step: forward and each gradient are one
+matrix product, with no copies.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import utils, variable
+from chainer_compat.configuration import config as _config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.variable import Variable, _new_variable
+
+_ndarray = numpy.ndarray
+
+
+# NOTE [gradients without a node]
+# A backward without double backprop (enable_backprop off) gives its gradients no creator, so
+# the gradient nodes it would apply exist only to be thrown away: in an MLP step they are most of
+# the Python work of backward. When nothing could observe them (no hook, debug off) and the
+# output gradient is a NumPy array, backward computes the arrays with the very helpers the
+# nodes' forwards use and wraps them as apply would (requires_grad from the node's inputs). Any
+# other case, double backprop included, applies the nodes, which remain the reference behaviour;
+# see also NOTE [operators without a node] in functions/math/basic_math.py.
+def gradients_without_nodes(gy: Any) -> bool:
+    """Whether a backward may skip its gradient nodes: see NOTE [gradients without a node]."""
+    flags = _config._fast
+    return (not (flags.enable_backprop or flags.hooks or flags.debug)
+            and type(gy) is Variable and type(gy._array) is _ndarray)
+
+
+def _grad_data(w: Any, gy: Any) -> Any:
+    """``gy W`` in ``gy``'s dtype: the gradient of ``x``."""
+    gx = gy.dot(w)
+    if gx.dtype != gy.dtype:
+        gx = gx.astype(gy.dtype)
+    return gx
+
+
+def _grad_weight(x: Any, gy: Any, w_dtype: Any) -> Any:
+    """``gy^T x`` in ``W``'s dtype: the gradient of ``W``."""
+    gw = gy.T.dot(x)
+    if gw.dtype != w_dtype:
+        gw = gw.astype(w_dtype)
+    return gw
 
 
 class LinearFunction(FunctionNode):
@@ -69,6 +107,8 @@ class LinearFunction(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
         gy, = grad_outputs
+        if gradients_without_nodes(gy):
+            return _gradients_without_nodes(indexes, x, w, gy)
         grads: list[Any] = []
         # Each gradient node returns the dtype of the input it is for (y, hence gy, has x's
         # dtype), so unlike Chainer no cast node is needed, here or in double backward.
@@ -87,10 +127,7 @@ class LinearGradData(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         w, gy = inputs
-        gx = gy.dot(w)
-        if gx.dtype != gy.dtype:
-            gx = gx.astype(gy.dtype)
-        return gx,
+        return _grad_data(w, gy),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -117,10 +154,7 @@ class LinearGradWeight(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        gw = gy.T.dot(x)
-        if gw.dtype != self._w_dtype:
-            gw = gw.astype(self._w_dtype)
-        return gw,
+        return _grad_weight(x, gy, self._w_dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -132,6 +166,26 @@ class LinearGradWeight(FunctionNode):
         if 1 in indexes:
             grads.append(linear(x, ggw))
         return tuple(grads)
+
+
+def _gradients_without_nodes(indexes: tuple[int, ...], x: Variable, w: Variable,
+                              gy: Variable) -> tuple[Variable, ...]:
+    """The gradients :meth:`LinearFunction.backward` returns, computed without gradient nodes.
+
+    Each one is what its node (LinearGradData, LinearGradWeight, Sum) would output.
+    """
+    gy_array = gy._array
+    gy_requires_grad = gy._node._requires_grad
+    grads: list[Variable] = []
+    if 0 in indexes:
+        grads.append(_new_variable(_grad_data(w._array, gy_array),
+                                   w._node._requires_grad or gy_requires_grad))
+    if 1 in indexes:
+        grads.append(_new_variable(_grad_weight(x._array, gy_array, w._array.dtype),
+                                   x._node._requires_grad or gy_requires_grad))
+    if 2 in indexes:
+        grads.append(_new_variable(gy_array.sum(axis=0), gy_requires_grad))
+    return tuple(grads)
 
 
 def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> variable.Variable:

@@ -63,6 +63,16 @@ class FunctionAdapter(FunctionNode):
     # strongly: Function._owned_node -> adapter before the call, adapter._function -> Function
     # after it, the other direction always being a weak reference. No cycle is ever created, so
     # both are freed by reference counting alone.
+    #
+    # The weak reference from an applied Function back to its adapter is, on the fast path, the
+    # adapter's own weak reference(s) to its outputs, shared (``Function._outputs_link``): from
+    # a live output node, ``_creator_node`` leads to the adapter. That saves an object per
+    # old-style node for the cyclic garbage collector (see NOTE [compact links]). Once the
+    # adapter is handed out through ``Function.node`` (or the adapter is applied directly), the
+    # Function keeps a true weak reference to it, so it stays reachable as long as it lives.
+    # compat: the one difference from Chainer is an adapter that outlives all its outputs and
+    # was only ever reached from the graph side (``y.creator_node``); ``Function.node`` then
+    # makes a fresh adapter, as Chainer does once its weak reference is dead.
     _function: Function | None = None
     _weak_function: Any = None
 
@@ -296,8 +306,10 @@ class Function:
 
     # compat: class-level defaults, because subclasses rarely call Function.__init__.
     # See NOTE [adapter ownership].
-    _node: Any = None
+    _node: Any = None  # a weak reference to the adapter, once one was handed out
     _owned_node: FunctionAdapter | None = None
+    # The adapter's weak references to its outputs, shared; the adapter itself during a call.
+    _outputs_link: Any = None
 
     def __call__(self, *inputs: Any) -> Any:
         """Applies the function to the inputs and records it in the graph.
@@ -313,17 +325,24 @@ class Function:
             self._owned_node = None
             node._weak_function = None
             self._node = _weakref(node)
+        elif self._node is None and self._outputs_link is None:
+            # A fresh Function, the common case. FunctionNode keeps its state in class-level
+            # defaults, so skipping FunctionAdapter.__init__ (which only sets the weak
+            # reference) is safe.
+            node = _new(FunctionAdapter)
         else:
-            weak_node = self._node
-            node = None if weak_node is None else weak_node()
+            node = self._applied_node()
             if node is None:
-                # FunctionNode keeps its state in class-level defaults, so skipping
-                # FunctionAdapter.__init__ (which only sets the weak reference) is safe.
                 node = _new(FunctionAdapter)
-                self._node = _weakref(node)
         # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
         node._function = self
-        outputs = node.apply(inputs)
+        # While it runs, forward reaches the adapter (retain_inputs, retain_outputs) through
+        # the link itself; the cycle this makes lasts only for the call.
+        self._outputs_link = node
+        try:
+            outputs = node.apply(inputs)
+        finally:
+            self._outputs_link = node._outputs
         if len(outputs) == 1:
             return outputs[0]
         return outputs
@@ -336,15 +355,36 @@ class Function:
     @property
     def node(self) -> FunctionAdapter:
         """The :class:`FunctionAdapter` standing for this function (created on first use)."""
+        node = self._applied_node()
+        if node is not None:
+            return node
+        node = self._owned_node
+        if node is None:
+            node = FunctionAdapter(self)
+        return node
+
+    def _applied_node(self) -> FunctionAdapter | None:
+        """The adapter this function was last applied through, if it is still alive.
+
+        See NOTE [adapter ownership] for how it is found without a weak reference of its own.
+        """
         weak_node = self._node
         if weak_node is not None:
             node = weak_node()
             if node is not None:
                 return node
-        node = self._owned_node
-        if node is None:
-            node = FunctionAdapter(self)
-        return node
+        link = self._outputs_link
+        if link is None:
+            return None
+        if isinstance(link, FunctionAdapter):  # called from this function's forward
+            return link
+        for ref in ((link,) if type(link) is _weakref else link):
+            output = ref()
+            creator = None if output is None else output._creator_node
+            if isinstance(creator, FunctionAdapter) and creator._function is self:
+                self._node = _weakref(creator)  # handed out: a true weak reference from now on
+                return creator
+        return None
 
     @property
     def inputs(self) -> tuple[VariableNode, ...] | None:

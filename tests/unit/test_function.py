@@ -320,6 +320,57 @@ def test_node_is_created_on_demand_and_is_the_one_applied():
     assert y.creator_node is node
 
 
+def test_node_stays_the_applied_adapter_while_the_user_holds_it():
+    f = Square()
+    y = f(C.Variable(_random(2)))
+    node = f.node  # handed out: from now on f keeps a true weak reference
+    del y  # the adapter's outputs are gone; the user still holds the adapter
+    assert f.node is node and node.function is f
+
+
+def test_node_is_fresh_once_the_adapter_and_its_outputs_are_gone(no_gc):
+    f = Square()
+    y = f(C.Variable(_random(2)))
+    adapter = weakref.ref(y.creator_node)
+    del y
+    assert adapter() is None  # freed by reference counting alone
+    fresh = f.node
+    assert fresh.function is f and fresh.inputs is None
+
+
+def test_compat_an_adapter_reached_only_from_the_graph_is_not_found_after_its_outputs_die():
+    # compat: the documented difference of NOTE [adapter ownership]: Chainer's Function would
+    # still return this adapter; ours makes a fresh one, as Chainer does once it is collected.
+    f = Square()
+    y = f(C.Variable(_random(2)))
+    kept = y.creator_node
+    del y
+    assert f.node is not kept and kept.function is f
+
+
+def test_a_second_call_reuses_the_adapter_of_the_first_while_its_outputs_live():
+    f = Square()
+    y1 = f(C.Variable(_random(2)))
+    first = y1.creator_node
+    y2 = f(C.Variable(_random(2)))
+    assert y2.creator_node is first
+
+
+def test_a_failed_call_leaves_no_cycle_between_function_and_adapter(no_gc):
+    class Fails(function.Function):
+        def forward_cpu(self, inputs):
+            self.retain_inputs(())  # reaches the adapter mid-call
+            raise ValueError("boom")
+
+    f = Fails()
+    with pytest.raises(ValueError, match="boom"):
+        f(C.Variable(_random(2)))
+    adapter = f.node
+    adapter_ref, function_ref = weakref.ref(adapter), weakref.ref(f)
+    del f, adapter
+    assert function_ref() is None and adapter_ref() is None
+
+
 def test_setting_creator_to_a_function_stores_its_adapter():
     f = Square()
     x = C.Variable(_random(2))

@@ -77,8 +77,8 @@ def _chain(apply_one):
 @pytest.mark.parametrize("style, limit", [
     # the FunctionNode, its output's VariableNode, the weak reference to that node
     ("node", 3),
-    # plus the Function and its weak reference to the adapter
-    ("old_style", 5),
+    # plus the Function (which reaches its adapter through the output's weak reference)
+    ("old_style", 4),
     # plus the ctx object
     ("ctx", 4),
 ])

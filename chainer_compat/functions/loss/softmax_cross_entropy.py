@@ -1,7 +1,8 @@
 """``softmax_cross_entropy``: log-softmax followed by the negative log-likelihood of the labels.
 
-Layer 5: imports backend, configuration, utils, variable, function_node and type_check; the
-double-backprop path composes ``log_softmax`` and ``sum`` (imported on use). The default
+Layer 5: imports backend, configuration, utils, variable, function_node, type_check and (for
+NOTE [gradients without a node]) ``functions.connection.linear``; the double-backprop path
+composes ``log_softmax`` and ``sum`` (imported on use). The default
 path is on the hot path of every classifier step: one softmax in forward, one subtraction in
 backward, the softmax cached in between.
 """
@@ -15,8 +16,10 @@ import numpy
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection.linear import gradients_without_nodes
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
+from chainer_compat.variable import _new_variable
 
 _SOFT_TARGET_LOSSES = ("cross-entropy", "kl-divergence")
 
@@ -231,7 +234,14 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = self.get_retained_inputs()
         grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
             self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
-        gx, = grad.apply((x, t) + tuple(grad_outputs))
+        gloss, = grad_outputs
+        if gradients_without_nodes(gloss):
+            # The node's forward alone: NOTE [gradients without a node].
+            gx_array, = grad.forward((x._array, t._array, gloss._array))
+            requires_grad = (x._node._requires_grad or t._node._requires_grad
+                             or gloss._node._requires_grad)
+            return _new_variable(gx_array, requires_grad), None
+        gx, = grad.apply((x, t, gloss))
         return gx, None
 
 

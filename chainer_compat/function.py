@@ -105,20 +105,12 @@ class FunctionAdapter(FunctionNode):
         function = self.function
         return "FunctionAdapter" if function is None else type(function).__name__
 
-    def check_type_forward(self, in_types: Any) -> None:
-        """Runs the wrapped Function's ``check_type_forward``."""
-        function = self.function
-        if function is not None:
-            function.check_type_forward(in_types)
-
-    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
-        # FunctionNode.apply calls this for every adapter, since the class overrides
-        # check_type_forward to delegate; only a Function class that defines a check pays.
-        function = self._function
-        if function is None:
-            function = self._take_function()
-        if type(function).check_type_forward is not _function_base_check_type_forward:
-            super()._check_data_type_forward(in_data)
+    def __new__(cls, function: Function | None = None) -> FunctionAdapter:
+        # A Function that defines a type check gets the adapter class that runs it; the others
+        # get this class, whose inherited no-op check FunctionNode.apply skips for free.
+        if cls is FunctionAdapter and function is not None and _checks_types(function):
+            cls = _TypeCheckingAdapter
+        return super().__new__(cls)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Runs the Function's forward; every input is retained unless it asks otherwise."""
@@ -243,6 +235,20 @@ class FunctionAdapter(FunctionNode):
             f"{type(input_grads).__name__}{hint}"))
 
 
+class _TypeCheckingAdapter(FunctionAdapter):
+    """The adapter of a Function that defines ``check_type_forward``: it runs that check."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Runs the wrapped Function's ``check_type_forward``."""
+        function = self.function
+        if function is not None:
+            function.check_type_forward(in_types)
+
+
+def _checks_types(function: Function) -> bool:
+    return type(function).check_type_forward is not _function_base_check_type_forward
+
+
 class _OldStyleGradient(FunctionNode):
     """Creator of the gradients an old-style backward returns while backprop is recorded.
 
@@ -329,11 +335,12 @@ class Function:
             # A fresh Function, the common case. FunctionNode keeps its state in class-level
             # defaults, so skipping FunctionAdapter.__init__ (which only sets the weak
             # reference) is safe.
-            node = _new(FunctionAdapter)
+            node = _new(FunctionAdapter if type(self).check_type_forward
+                        is _function_base_check_type_forward else _TypeCheckingAdapter)
         else:
             node = self._applied_node()
             if node is None:
-                node = _new(FunctionAdapter)
+                node = _new(_TypeCheckingAdapter if _checks_types(self) else FunctionAdapter)
         # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
         node._function = self
         # While it runs, forward reaches the adapter (retain_inputs, retain_outputs) through

@@ -728,6 +728,22 @@ def test_check_type_forward_runs_with_the_function_as_self():
         Checked()(numpy.ones(1), numpy.ones(1))
 
 
+def test_an_adapter_made_by_hand_runs_its_functions_check_when_applied_directly():
+    class OneInput(Square):
+        def check_type_forward(self, in_types):
+            type_check.expect(in_types.size() == 1)
+
+    functions = OneInput(), Square()  # an adapter not yet applied holds its Function weakly
+    checked, plain = (FunctionAdapter(f) for f in functions)
+    assert isinstance(checked, FunctionAdapter) and isinstance(plain, FunctionAdapter)
+    with pytest.raises(type_check.InvalidType, match="OneInput"):
+        checked.apply((numpy.ones(1), numpy.ones(1)))
+    y, = checked.apply((numpy.full(1, 3.0),))
+    assert y.array.tolist() == [9.0]
+    y, = plain.apply((numpy.full(1, 2.0),))
+    assert y.array.tolist() == [4.0]
+
+
 def test_type_check_config_off_skips_check_type_forward():
     with using_config("type_check", False):
         y = LinearFunction()(_random(2, 3), _random(4, 3).astype(numpy.float32))

@@ -210,9 +210,9 @@ class FunctionAdapter(FunctionNode):
         for index, gx in enumerate(input_grads):
             if gx is not None:
                 node = input_nodes[index]
-                if (type(gx) is not node._array_type or gx.shape != node.shape
-                        or gx.dtype != node.dtype):
-                    _check_grad_type(self, node, True, gx)
+                if (type(gx) is not node._array_type or gx.dtype is not node.dtype
+                        or gx.shape != node.shape):
+                    _check_grad_type(self, node, True, gx)  # raises unless equal after all
 
         # Gradients require grad, as Chainer's do: differentiating one again then reaches
         # _OldStyleGradient and fails loudly, instead of treating it as a constant.

@@ -99,6 +99,7 @@ class FunctionNode:
     _is_chainerx_fallback_mode = False
     # Fingerprints of the arrays retained for backward (chainer_compat.autograd's checker).
     _saved_records: Any = None
+    _saved_array: Any = None  # the array of a lone record (NOTE [saved records])
 
     # ----------------------------------------------------------------------------- metadata
     # NOTE [compact links]

@@ -160,37 +160,29 @@ class FunctionAdapter(FunctionNode):
         """
         function: Any = self._function
         input_nodes: Any = self._inputs  # NOTE [compact links]
-        if type(input_nodes) is VariableNode:
-            input_nodes = (input_nodes,)
-        count = len(input_nodes)
-        # Plain loops, not comprehensions: this runs once per old-style node in every backprop.
-        on_numpy = True
         checker = _function_node_module._saved_arrays
-        in_list: list[Any] = [None] * count
-        for index in self._input_indexes_to_retain:
-            node = input_nodes[index]
-            data = node._data
-            if data is not None:
-                if checker is not _no_saved_array_checks:
-                    # The checker raises on an array modified in place since forward, or
-                    # hands back the value it preserved (allow_mutation_on_saved_tensors).
-                    preserved = checker.on_read(self, node)
-                    if preserved is not None:
-                        data = preserved._array
-                if type(data) is not _ndarray:
-                    on_numpy = False
-            in_list[index] = data
-        grad_list: list[Any] = []
-        for gy in grad_outputs:
-            if gy is None:
-                grad_list.append(None)
-            else:
-                array = gy._array
-                if type(array) is not _ndarray:
-                    on_numpy = False
-                grad_list.append(array)
-        in_data = tuple(in_list)
-        grad_data = tuple(grad_list)
+        if type(input_nodes) is VariableNode and len(grad_outputs) == 1:
+            # One input and one output, the commonest old-style Function: the loops below,
+            # unrolled.
+            node = input_nodes
+            input_nodes = (node,)
+            count = 1
+            data = node._data if self._input_indexes_to_retain else None
+            if data is not None and checker is not _no_saved_array_checks:
+                preserved = checker.on_read(self, node)  # see the loop below
+                if preserved is not None:
+                    data = preserved._array
+            gy = grad_outputs[0]
+            gy_data = None if gy is None else gy._array
+            on_numpy = ((data is None or type(data) is _ndarray)
+                        and (gy_data is None or type(gy_data) is _ndarray))
+            in_data: tuple[Any, ...] = (data,)
+            grad_data: tuple[Any, ...] = (gy_data,)
+        else:
+            if type(input_nodes) is VariableNode:
+                input_nodes = (input_nodes,)
+            count = len(input_nodes)
+            in_data, grad_data, on_numpy = self._backward_arguments(input_nodes, grad_outputs)
 
         if on_numpy and type(function).backward is _function_base_backward:
             # Function.backward's dispatch, inlined for the common case.
@@ -223,6 +215,40 @@ class FunctionAdapter(FunctionNode):
         if _config.enable_backprop:
             _OldStyleGradient.connect(self, grad_outputs, result)
         return tuple(result)
+
+    def _backward_arguments(self, input_nodes: tuple[VariableNode, ...],
+                            grad_outputs: tuple[Variable | None, ...]
+                            ) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
+        """The retained input arrays and output gradient arrays for the Function's backward.
+
+        Returns them with whether all of them are NumPy arrays (or None).
+        """
+        on_numpy = True
+        checker = _function_node_module._saved_arrays
+        in_list: list[Any] = [None] * len(input_nodes)
+        for index in self._input_indexes_to_retain:
+            node = input_nodes[index]
+            data = node._data
+            if data is not None:
+                if checker is not _no_saved_array_checks:
+                    # The checker raises on an array modified in place since forward, or
+                    # hands back the value it preserved (allow_mutation_on_saved_tensors).
+                    preserved = checker.on_read(self, node)
+                    if preserved is not None:
+                        data = preserved._array
+                if type(data) is not _ndarray:
+                    on_numpy = False
+            in_list[index] = data
+        grad_list: list[Any] = []
+        for gy in grad_outputs:
+            if gy is None:
+                grad_list.append(None)
+            else:
+                array = gy._array
+                if type(array) is not _ndarray:
+                    on_numpy = False
+                grad_list.append(array)
+        return tuple(in_list), tuple(grad_list), on_numpy
 
     def _as_grad_tuple(self, input_grads: Any) -> tuple[Any, ...]:
         if type(input_grads) is list:

@@ -28,6 +28,7 @@ _shapes: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 # (0, 1, ..., n - 1) for small n: "every input", compared without building a tuple.
 _ALL_INDEXES = tuple(tuple(range(count)) for count in range(9))
+_FIRST_INPUT = _ALL_INDEXES[1]
 
 
 class _FallbackType:
@@ -303,8 +304,15 @@ class FunctionNode:
             # NOTE [compact links]
             self._inputs = input_nodes[0] if len(input_nodes) == 1 else tuple(input_nodes)
             self._outputs = output_refs[0] if len(output_refs) == 1 else tuple(output_refs)
-            if self._input_indexes_to_retain is not None:
-                self._retain_inputs_now(input_nodes, in_data)
+            retain = self._input_indexes_to_retain
+            if retain is not None:
+                if retain is _FIRST_INPUT and len(input_nodes) == 1:
+                    # One input, kept (old-style Functions keep their inputs by default).
+                    input_nodes[0]._data = in_data[0]
+                    if _saved_arrays is not _NoSavedArrayChecks:
+                        _saved_arrays.on_retain(self, input_nodes)
+                else:
+                    self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:
                 self._retain_outputs_now(ret, outputs)
             if flags.lazy_grad_sum:

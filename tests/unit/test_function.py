@@ -469,6 +469,19 @@ def test_all_inputs_are_retained_by_default():
     assert inputs[0] is a.array and inputs[1] is b.array
 
 
+def test_an_input_kept_by_another_function_is_still_none_for_one_that_kept_nothing():
+    # The input's node holds an array (Square kept it), but ReLU asked for none: its backward
+    # must still get None, whichever internal path (one input or several) builds its arguments.
+    f = ReLU()
+    x = C.Variable(numpy.array([-1.0, 0.5, 2.0]))
+    y = f(x)
+    z = Square()(x)
+    assert x.node.data is not None
+    F.sum(y + z).backward()
+    assert f.backward_inputs == (None,)
+    numpy.testing.assert_array_equal(x.grad, [0.0, 1.0, 1.0] + 2 * x.array)
+
+
 def test_retain_inputs_empty_gives_backward_none_for_every_input():
     f = ReLU()
     x = C.Variable(numpy.array([-1.0, 0.5, 2.0]))

@@ -32,6 +32,7 @@ _no_saved_array_checks = _function_node_module._NoSavedArrayChecks
 
 # ``retain_inputs`` argument meaning "every input", shared for the common small input counts.
 _ALL_INPUTS = _ALL_INDEXES
+_FIRST_ONLY = _ALL_INDEXES[1]
 
 
 def _any_cupy(arrays: tuple[Any, ...]) -> bool:
@@ -195,6 +196,20 @@ class FunctionAdapter(FunctionNode):
 
         if type(input_grads) is not tuple:
             input_grads = self._as_grad_tuple(input_grads)
+        if count == 1 and len(input_grads) == 1 and target_input_indexes == _FIRST_ONLY:
+            # The one-input case of the checks and wrapping below, unrolled.
+            gx = input_grads[0]
+            if gx is None:
+                result: list[Variable | None] = [None]
+            else:
+                node = input_nodes[0]
+                if (type(gx) is not node._array_type or gx.dtype is not node.dtype
+                        or gx.shape != node.shape):
+                    _check_grad_type(self, node, True, gx)  # raises unless equal after all
+                result = [_new_variable(gx, True)]
+            if _config.enable_backprop:
+                _OldStyleGradient.connect(self, grad_outputs, result)
+            return tuple(result)
         if len(input_grads) != count:
             raise ValueError(self._get_error_message(
                 f"backward of {self.label} must return one gradient (or None) per input, "
@@ -208,7 +223,7 @@ class FunctionAdapter(FunctionNode):
 
         # Gradients require grad, as Chainer's do: differentiating one again then reaches
         # _OldStyleGradient and fails loudly, instead of treating it as a constant.
-        result: list[Variable | None] = []
+        result = []
         for index in target_input_indexes:
             gx = input_grads[index]
             result.append(None if gx is None else _new_variable(gx, True))

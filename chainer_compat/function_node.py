@@ -280,7 +280,6 @@ class FunctionNode:
             node._creator_node = creator
             node.rank = out_rank
             node._requires_grad = requires_grad
-            node._fingerprint = None
             node.dtype = y.dtype
             shape = y.shape
             node.shape = _shapes.setdefault(shape, shape)  # NOTE [shared shapes]

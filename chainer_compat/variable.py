@@ -143,7 +143,7 @@ class VariableNode(weakref.ref):
     # re-pointed, so a Variable recreated by get_variable() after the first one was collected is
     # referenced from ``_revived``.
     __slots__ = ("_revived", "_data", "name", "_creator_node", "rank", "_requires_grad",
-                 "dtype", "shape", "_array_type", "_fingerprint", "__weakref__")
+                 "dtype", "shape", "_array_type", "__weakref__")
     _revived: Any
     _data: Any
     name: str | None
@@ -153,7 +153,6 @@ class VariableNode(weakref.ref):
     dtype: Any
     shape: Any
     _array_type: Any
-    _fingerprint: Any
 
     __hash__ = object.__hash__
     __eq__ = object.__eq__
@@ -171,7 +170,6 @@ class VariableNode(weakref.ref):
         self.rank = 0
         own_node = getattr(variable, "_node", None)
         self._requires_grad = True if own_node is None else own_node._requires_grad
-        self._fingerprint = None
         self._set_data_type(variable._array)
 
     @property
@@ -304,7 +302,6 @@ def _new_variable(array: Any, requires_grad: bool) -> Variable:
     node._creator_node = None
     node.rank = 0
     node._requires_grad = requires_grad
-    node._fingerprint = None
     node.dtype = array.dtype
     node.shape = array.shape
     node._array_type = type(array)
@@ -769,7 +766,6 @@ def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> Vari
     node._creator_node = None
     node.rank = 0
     node._requires_grad = requires_grad
-    node._fingerprint = None
     node._set_data_type(variable._array)
     return node
 

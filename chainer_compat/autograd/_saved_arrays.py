@@ -245,7 +245,7 @@ class SavedArrayChecker:
         """Records the arrays of ``nodes`` (kept by ``func``), right after its forward."""
         if len(nodes) == 1:
             array = nodes[0]._data
-            records = getattr(func, "_saved_records", None)
+            records = func._saved_records  # every FunctionNode has it (None by default)
             if type(array) is _ndarray and array.nbytes <= SMALL_NBYTES and not _versions \
                     and not _Preserve.depth:
                 if records is None:  # the lone record: NOTE [saved records]
@@ -273,7 +273,7 @@ class SavedArrayChecker:
         Raises:
             VersionMismatch: If the array was modified in place after ``func``'s forward.
         """
-        records: Any = getattr(func, "_saved_records", None)
+        records: Any = func._saved_records
         if records is None:
             return None
         array = node._data

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import traceback
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -25,6 +26,12 @@ _new = object.__new__
 # leaves one short-lived object less behind (fewer collections while a large graph is built).
 # The table only grows with the number of distinct shapes a process uses.
 _shapes: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+# NOTE [grown tuples]
+# apply collects its inputs' arrays and nodes, and its outputs, in tuples grown by
+# concatenation rather than in lists turned into tuples: concatenating to the empty tuple
+# returns the right operand itself, so the common one-input, one-output node builds each tuple
+# once and no list at all. Functions have a handful of inputs, so the copying never matters.
 
 # (0, 1, ..., n - 1) for small n: "every input", compared without building a tuple.
 _ALL_INDEXES = tuple(tuple(range(count)) for count in range(9))
@@ -208,8 +215,9 @@ class FunctionNode:
         if type(inputs) is not tuple and type(inputs) is not list:
             self._check_inputs_sequence(inputs)
         flags = _config._fast  # this thread's config keys and hooks: NOTE [fast flags]
-        arrays = []
-        input_nodes = []
+        # Tuples grown by concatenation, not lists: NOTE [grown tuples].
+        in_data: tuple[Any, ...] = ()
+        input_nodes: tuple[VariableNode, ...] = ()
         requires_grad = False
         on_numpy = True
         rank = 0
@@ -224,9 +232,8 @@ class FunctionNode:
             array = x._array
             if type(array) is not _ndarray:
                 on_numpy = False
-            arrays.append(array)
-            input_nodes.append(node)
-        in_data = tuple(arrays)
+            in_data += (array,)
+            input_nodes += (node,)
         if not on_numpy:
             on_numpy = self._check_input_arrays(in_data)
         debug = flags.debug
@@ -264,8 +271,8 @@ class FunctionNode:
         record = flags.enable_backprop
         creator = self if record else None
         out_rank = rank + 1 if record else 0
-        wrapped: list[Variable] = []
-        output_refs = []
+        ret: tuple[Variable, ...] = ()
+        output_link: Any = None  # NOTE [compact links]
         for y in outputs:
             if type(y) is not _ndarray or not on_numpy:
                 self._check_output_array(y, on_numpy, in_data)
@@ -285,10 +292,14 @@ class FunctionNode:
             node.shape = _shapes.setdefault(shape, shape)  # NOTE [shared shapes]
             node._array_type = type(y)
             out._node = node
-            wrapped.append(out)
+            ret += (out,)
             if record:
-                output_refs.append(_weakref(node))
-        ret = tuple(wrapped)
+                if output_link is None:
+                    output_link = _weakref(node)
+                elif type(output_link) is _weakref:
+                    output_link = (output_link, _weakref(node))
+                else:
+                    output_link += (_weakref(node),)
 
         # 6. Post-hooks.
         if hooks:
@@ -301,8 +312,8 @@ class FunctionNode:
         if record:
             self.rank = rank
             # NOTE [compact links]
-            self._inputs = input_nodes[0] if len(input_nodes) == 1 else tuple(input_nodes)
-            self._outputs = output_refs[0] if len(output_refs) == 1 else tuple(output_refs)
+            self._inputs = input_nodes[0] if len(input_nodes) == 1 else input_nodes
+            self._outputs = output_link if output_link is not None else ()
             retain = self._input_indexes_to_retain
             if retain is not None:
                 if retain is _FIRST_INPUT and len(input_nodes) == 1:
@@ -390,7 +401,7 @@ class FunctionNode:
         merged.update(local)
         return list(merged.values())
 
-    def _retain_inputs_now(self, input_nodes: list[VariableNode],
+    def _retain_inputs_now(self, input_nodes: tuple[VariableNode, ...],
                            in_data: tuple[Any, ...]) -> None:
         indexes = self._input_indexes_to_retain
         count = len(input_nodes)
@@ -398,7 +409,7 @@ class FunctionNode:
             # Every input, in order (old-style Functions by default): nothing to check.
             for node, array in zip(input_nodes, in_data):
                 node._data = array
-            kept = input_nodes
+            kept: Sequence[VariableNode] = input_nodes
         else:
             indexes = tuple(indexes)
             for index in indexes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import weakref
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -241,7 +242,7 @@ class SavedArrayChecker:
     """
 
     @staticmethod
-    def on_retain(func: Any, nodes: list[VariableNode]) -> None:
+    def on_retain(func: Any, nodes: Sequence[VariableNode]) -> None:
         """Records the arrays of ``nodes`` (kept by ``func``), right after its forward."""
         if len(nodes) == 1:
             array = nodes[0]._data

@@ -29,7 +29,7 @@ _ndarray = numpy.ndarray
 # nodes' forwards use and wraps them as apply would (requires_grad from the node's inputs). Any
 # other case, double backprop included, applies the nodes, which remain the reference behaviour;
 # see also NOTE [operators without a node] in functions/math/basic_math.py.
-def gradients_without_nodes(gy: Any) -> bool:
+def _may_skip_gradient_nodes(gy: Any) -> bool:
     """Whether a backward may skip its gradient nodes: see NOTE [gradients without a node]."""
     flags = _config._fast
     return (not (flags.enable_backprop or flags.hooks or flags.debug)
@@ -107,7 +107,7 @@ class LinearFunction(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
         gy, = grad_outputs
-        if gradients_without_nodes(gy):
+        if _may_skip_gradient_nodes(gy):
             return _gradients_without_nodes(indexes, x, w, gy)
         grads: list[Any] = []
         # Each gradient node returns the dtype of the input it is for (y, hence gy, has x's

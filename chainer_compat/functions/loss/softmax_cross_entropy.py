@@ -1,10 +1,7 @@
 """``softmax_cross_entropy``: log-softmax followed by the negative log-likelihood of the labels.
 
-Layer 5: imports backend, configuration, utils, variable, function_node, type_check and (for
-NOTE [gradients without a node]) ``functions.connection.linear``; the double-backprop path
-composes ``log_softmax`` and ``sum`` (imported on use). The default
-path is on the hot path of every classifier step: one softmax in forward, one subtraction in
-backward, the softmax cached in between.
+Layer 5: imports the core, type_check and ``functions.connection.linear`` (NOTE [gradients
+without a node]); the double-backprop path imports ``log_softmax`` and ``sum`` on use.
 """
 
 from __future__ import annotations
@@ -16,11 +13,12 @@ import numpy
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.connection.linear import gradients_without_nodes
+from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
 from chainer_compat.variable import _new_variable
 
+_ndarray = numpy.ndarray
 _SOFT_TARGET_LOSSES = ("cross-entropy", "kl-divergence")
 
 
@@ -62,17 +60,20 @@ def _class_axis_shape(ndim: int) -> tuple[int, ...]:
     return (1, -1) + (1,) * (ndim - 2)
 
 
-def _softmax_parts(x: Any) -> tuple[Any, Any, Any]:
+def _array_module(x: Any) -> Any:
+    return numpy if type(x) is _ndarray else backend.get_array_module(x)
+
+
+def _softmax_parts(xp: Any, x: Any) -> tuple[Any, Any, Any]:
     """Returns ``(x - max, exp(x - max), sum of exp)``, the reductions keeping axis 1."""
-    xp = backend.get_array_module(x)
     shifted = x - x.max(axis=1, keepdims=True)
     exp_shifted = xp.exp(shifted)
     total = exp_shifted.sum(axis=1, keepdims=True)
     return shifted, exp_shifted, total
 
 
-def _softmax(x: Any) -> Any:
-    _, exp_shifted, total = _softmax_parts(x)
+def _softmax(xp: Any, x: Any) -> Any:
+    _, exp_shifted, total = _softmax_parts(xp, x)
     exp_shifted /= total
     return exp_shifted
 
@@ -129,10 +130,12 @@ class SoftmaxCrossEntropy(FunctionNode):
                  soft_target_loss: str = "cross-entropy") -> None:
         self.normalize = normalize
         self.cache_score = cache_score
-        _check_class_weight_option(class_weight)
+        if class_weight is not None:
+            _check_class_weight_option(class_weight)
         self.class_weight = class_weight
         self.ignore_label = ignore_label
-        check_reduce(reduce, ("mean", "no"), "softmax_cross_entropy")
+        if reduce != "mean":
+            check_reduce(reduce, ("mean", "no"), "softmax_cross_entropy")
         self.reduce = reduce
         self.soft_target_loss = soft_target_loss
 
@@ -168,15 +171,15 @@ class SoftmaxCrossEntropy(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, t = inputs
-        xp = backend.get_array_module(x)
+        xp = _array_module(x)
         if x.ndim == t.ndim and x.shape == t.shape:
             self.soft_target = True
-        if config.debug and not self.soft_target:
+        if config._fast.debug and not self.soft_target:  # NOTE [fast flags] (configuration)
             _check_input_values(x, t, self.ignore_label)
         if x.size == 0:
             return self._forward_empty(xp, x, t)
 
-        shifted, exp_shifted, total = _softmax_parts(x)
+        shifted, exp_shifted, total = _softmax_parts(xp, x)
         log_total = xp.log(total)
         if self.cache_score:
             exp_shifted /= total
@@ -232,15 +235,16 @@ class SoftmaxCrossEntropy(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, t = self.get_retained_inputs()
-        grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
-            self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
         gloss, = grad_outputs
-        if gradients_without_nodes(gloss):
-            # The node's forward alone: NOTE [gradients without a node].
-            gx_array, = grad.forward((x._array, t._array, gloss._array))
+        if _may_skip_gradient_nodes(gloss):
+            # What the gradient node would output: NOTE [gradients without a node].
+            gx_array = _gradient(x._array, t._array, gloss._array, self.y, self._coeff,
+                                 self.ignore_label, self.class_weight, self.soft_target)
             requires_grad = (x._node._requires_grad or t._node._requires_grad
                              or gloss._node._requires_grad)
             return _new_variable(gx_array, requires_grad), None
+        grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
+            self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
         gx, = grad.apply((x, t, gloss))
         return gx, None
 
@@ -261,30 +265,8 @@ class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, t, gloss = inputs
-        xp = backend.get_array_module(x)
-        if x.size == 0:
-            return xp.zeros_like(x),
-        # The cached softmax may be read by a later backward again: work on a copy.
-        gx = self.y.copy() if self.y is not None else _softmax(x)
-        if self.coeff is not None:
-            scale = gloss * self.coeff  # a scalar: the loss was reduced
-        else:
-            scale = _expand_class_axis(gloss)
-        if self.soft_target:
-            gx -= t
-            gx *= scale
-            return utils.force_array(gx, x.dtype),
-        labels, valid = _labels(xp, t, self.ignore_label)
-        _subtract_one_at_classes(xp, gx, labels)
-        if self.class_weight is not None:
-            weight = xp.asarray(self.class_weight)[labels]
-            if valid is not None:
-                weight *= valid
-            scale = scale * _expand_class_axis(weight)
-        elif valid is not None:
-            scale = scale * _expand_class_axis(valid)
-        gx *= scale
-        return utils.force_array(gx, x.dtype),
+        return _gradient(x, t, gloss, self.y, self.coeff, self.ignore_label, self.class_weight,
+                         self.soft_target),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -292,6 +274,43 @@ class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):
             "softmax_cross_entropy must be called with enable_double_backprop=True to be "
             "differentiated twice, got enable_double_backprop=False: pass "
             "enable_double_backprop=True")
+
+
+def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
+              class_weight: Any, soft_target: bool) -> Any:
+    """The gradient of the loss with respect to ``x`` (arrays in, an array of x's dtype out).
+
+    Args:
+        x, t: The inputs of :class:`SoftmaxCrossEntropy`.
+        gloss: The gradient of the loss.
+        y: The softmax cached by forward, or None to recompute it.
+        coeff: The scale of a reduced loss (``_coeff``), or None for ``reduce='no'``.
+        ignore_label, class_weight, soft_target: As in :class:`SoftmaxCrossEntropy`.
+    """
+    xp = _array_module(x)
+    if x.size == 0:
+        return xp.zeros_like(x)
+    # The cached softmax may be read by a later backward again: work on a copy.
+    gx = y.copy() if y is not None else _softmax(xp, x)
+    if coeff is not None:
+        scale = gloss * coeff  # a scalar: the loss was reduced
+    else:
+        scale = _expand_class_axis(gloss)
+    if soft_target:
+        gx -= t
+        gx *= scale
+        return utils.force_array(gx, x.dtype)
+    labels, valid = _labels(xp, t, ignore_label)
+    _subtract_one_at_classes(xp, gx, labels)
+    if class_weight is not None:
+        weight = xp.asarray(class_weight)[labels]
+        if valid is not None:
+            weight *= valid
+        scale = scale * _expand_class_axis(weight)
+    elif valid is not None:
+        scale = scale * _expand_class_axis(valid)
+    gx *= scale  # in place: gx keeps x's dtype, so no cast is needed
+    return gx
 
 
 def _double_backward_softmax_cross_entropy(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat import Variable
+from chainer_compat import FunctionHook, Variable
 from chainer_compat.functions.activation import relu as relu_module
 from chainer_compat.functions.activation.relu import ReLU, relu
 from chainer_compat.utils import type_check
@@ -64,3 +64,90 @@ def test_output_of_zero_dimensional_input_is_an_array():
 
 def test_class_lives_at_chainers_module_path():
     assert relu_module.ReLU.__module__ == "chainer_compat.functions.activation.relu"
+
+
+# Values where max(x, 0) and gy * (y > 0) are easiest to get subtly wrong: NaNs of both signs,
+# signed zeros, infinities, subnormals and the largest finite values.
+def _special_values(dtype, size, seed):
+    info = numpy.finfo(dtype)
+    values = numpy.array([numpy.nan, -numpy.nan, -0.0, 0.0, -1.0, 1.0, numpy.inf, -numpy.inf,
+                          info.smallest_subnormal, -info.smallest_subnormal, info.max,
+                          -info.max], dtype)
+    values = numpy.resize(values, size)
+    numpy.random.default_rng(seed).shuffle(values)
+    return values
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("size", [1, 12, 100, 4099])
+def test_forward_gives_the_bits_of_numpy_maximum(dtype, size):
+    x = _special_values(dtype, size, seed=size)
+    y = relu(x).array
+    expected = numpy.maximum(x, 0)
+    assert y.dtype == expected.dtype and y.flags.c_contiguous
+    assert y.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("view", [lambda a: a[:, ::2], lambda a: a.T])
+def test_forward_of_a_non_contiguous_input_keeps_numpys_layout(view):
+    x = view(_special_values(numpy.float32, 48, seed=1).reshape(6, 8))
+    y = relu(x).array
+    expected = numpy.maximum(x, 0)
+    assert y.strides == expected.strides
+    assert y.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("size", [1, 12, 100, 4099])
+def test_gradient_gives_the_bits_of_gy_times_the_mask(dtype, size):
+    y = numpy.maximum(_special_values(dtype, size, seed=size), 0)
+    gy = _special_values(dtype, size, seed=size + 1)
+    with numpy.errstate(invalid="ignore"):  # inf * 0 where y <= 0
+        gx = relu_module._relu_grad(y, gy)
+        expected = gy * (y > 0)
+    assert gx.dtype == expected.dtype
+    assert gx.tobytes() == expected.tobytes()
+
+
+class _Recorder(FunctionHook):
+    name = "recorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+@pytest.mark.parametrize("gy_requires_grad", [True, False])
+def test_gradient_without_a_node_is_the_nodes_gradient(gy_requires_grad):
+    # NOTE [gradients without a node]: a hook makes backward apply ReLUGrad2.
+    rng = numpy.random.default_rng(2)
+    x_array = rng.standard_normal((4, 5)).astype(numpy.float32)
+    gy = Variable(rng.standard_normal((4, 5)).astype(numpy.float32),
+                  requires_grad=gy_requires_grad)
+    grads = []
+    recorder = _Recorder()
+    for hook in (None, recorder):
+        x = Variable(x_array)
+        y = relu(x)
+        y.grad_var = gy
+        if hook is None:
+            y.backward()
+        else:
+            with hook:
+                y.backward()
+        grads.append(x.grad_var)
+    direct, through_node = grads
+    assert recorder.labels == ["ReLUGrad2"]
+    assert direct.creator is None and through_node.creator is None
+    assert direct.array.tobytes() == through_node.array.tobytes()
+    assert direct.requires_grad is through_node.requires_grad
+
+
+def test_double_backprop_records_the_gradient_node():
+    x = Variable(numpy.array([-1.0, 2.0], numpy.float32))
+    y = relu(x)
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward(enable_double_backprop=True)
+    assert x.grad_var.creator.label == "ReLUGrad2"

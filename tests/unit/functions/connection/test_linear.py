@@ -147,3 +147,80 @@ def test_function_node_class_checks_a_matrix_input():
     # LinearFunction itself takes matrices; linear() flattens for it.
     with pytest.raises(type_check.InvalidType, match=r"x\.ndim == 2"):
         LinearFunction().apply((numpy.zeros((3, 2, 2), "f"), numpy.zeros((2, 4), "f")))
+
+
+# ------------------------------------------------------------ NOTE [gradients without a node]:
+# the gradients computed without nodes must be the nodes' to the bit, and the nodes must still
+# run wherever a hook or debug mode can observe them.
+class _Recorder(chainer_compat.FunctionHook):
+    name = "recorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+def _linear_gradients(x, w, b, x_requires_grad, gy, hook=None):
+    x_in = chainer_compat.Variable(x) if x_requires_grad else x
+    params = [chainer_compat.Variable(w)] + ([] if b is None else [chainer_compat.Variable(b)])
+    y = linear(x_in, *params)
+    y.grad_var = gy
+    if hook is None:
+        y.backward()
+    else:
+        with hook:
+            y.backward()
+    return ([x_in] if x_requires_grad else []) + params
+
+
+@pytest.mark.parametrize("x_dtype, w_dtype", [
+    (numpy.float16, numpy.float16), (numpy.float32, numpy.float32),
+    (numpy.float64, numpy.float64), (numpy.float16, numpy.float32)])
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("x_requires_grad", [True, False])
+@pytest.mark.parametrize("gy_requires_grad", [True, False])
+def test_gradients_without_nodes_are_the_nodes_gradients(x_dtype, w_dtype, with_bias,
+                                                         x_requires_grad, gy_requires_grad):
+    rng = numpy.random.default_rng(7)
+    x = rng.standard_normal((5, 6)).astype(x_dtype)
+    w = rng.standard_normal((3, 6)).astype(w_dtype)
+    b = rng.standard_normal(3).astype(x_dtype) if with_bias else None
+    gy = chainer_compat.Variable(rng.standard_normal((5, 3)).astype(x_dtype),
+                                 requires_grad=gy_requires_grad)
+    direct = _linear_gradients(x, w, b, x_requires_grad, gy)
+    recorder = _Recorder()
+    through_nodes = _linear_gradients(x, w, b, x_requires_grad, gy, recorder)
+    for a, b_ in zip(direct, through_nodes):
+        assert a.grad_var.creator is None and b_.grad_var.creator is None
+        assert a.grad.dtype == b_.grad.dtype and a.grad.shape == b_.grad.shape
+        assert a.grad.tobytes() == b_.grad.tobytes()
+        assert a.grad_var.requires_grad is b_.grad_var.requires_grad
+    expected = (["LinearGradData"] if x_requires_grad else []) + ["LinearGradWeight"]
+    expected += ["Sum"] if with_bias else []
+    assert recorder.labels == expected
+
+
+def test_gradients_are_recorded_by_nodes_for_double_backprop():
+    rng = numpy.random.default_rng(8)
+    x = chainer_compat.Variable(rng.standard_normal((3, 4)))
+    w = chainer_compat.Variable(rng.standard_normal((2, 4)))
+    b = chainer_compat.Variable(rng.standard_normal(2))
+    y = linear(x, w, b)
+    y.grad = rng.standard_normal((3, 2))
+    y.backward(enable_double_backprop=True)
+    assert x.grad_var.creator.label == "LinearGradData"
+    assert w.grad_var.creator.label == "LinearGradWeight"
+    assert b.grad_var.creator.label == "Sum"
+
+
+def test_debug_mode_runs_the_gradient_nodes_and_their_nan_check():
+    x = chainer_compat.Variable(numpy.ones((2, 3), numpy.float32))
+    w = chainer_compat.Variable(numpy.ones((4, 3), numpy.float32))
+    y = linear(x, w)
+    y.grad = numpy.full((2, 4), numpy.nan, numpy.float32)
+    with chainer_compat.using_config("debug", True):
+        with pytest.raises(RuntimeError, match="NaN is detected on forward computation of "
+                                               "LinearGradData"):
+            y.backward()

@@ -238,3 +238,63 @@ def test_debug_mode_rejects_out_of_range_labels():
     with (chainer_compat.using_config("debug", True),
           pytest.raises(ValueError, match=r"0 <= t < x\.shape\[1\] \(3\)")):
         softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.array([0, 3], numpy.int32))
+
+
+class _Recorder(chainer_compat.FunctionHook):
+    name = "recorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("shape", [(5, 4), (3, 4, 2)])
+@pytest.mark.parametrize("options", [
+    {}, {"reduce": "no"}, {"normalize": False}, {"cache_score": False},
+    {"class_weight": True}, {"class_weight": True, "reduce": "no"}, {"soft_target": True},
+])
+@pytest.mark.parametrize("ignored", [(), (1,)])
+def test_gradient_without_a_node_is_the_nodes_gradient(dtype, shape, options, ignored):
+    # NOTE [gradients without a node]: a hook makes backward apply the gradient node.
+    rng = numpy.random.default_rng(9)
+    options = dict(options)
+    x_array, t = _problem(rng, shape, dtype, ignored=ignored)
+    if options.pop("soft_target", False):
+        t = rng.uniform(0.1, 1, shape).astype(dtype)
+        t /= t.sum(axis=1, keepdims=True)
+    if options.pop("class_weight", False):
+        options["class_weight"] = rng.uniform(0.5, 2, shape[1]).astype(dtype)
+    gy_shape = () if options.get("reduce", "mean") == "mean" else shape[:1] + shape[2:]
+    gy = rng.standard_normal(gy_shape).astype(dtype)
+    grads = []
+    recorder = _Recorder()
+    for hook in (None, recorder):
+        x = chainer_compat.Variable(x_array.copy())
+        loss = softmax_cross_entropy(x, t, **options)
+        loss.grad = gy.copy()
+        if hook is None:
+            loss.backward()
+        else:
+            with hook:
+                loss.backward()
+        grads.append(x.grad_var)
+    direct, through_node = grads
+    assert recorder.labels == ["_SoftmaxCrossEntropyGrad_NoDoubleBackprop"]
+    assert direct.creator is None and through_node.creator is None
+    assert direct.dtype == through_node.dtype == dtype
+    assert direct.array.tobytes() == through_node.array.tobytes()
+    assert direct.requires_grad is through_node.requires_grad
+
+
+def test_second_backward_reads_the_cached_softmax_unchanged():
+    rng = numpy.random.default_rng(10)
+    x_array, t = _problem(rng, (4, 3), numpy.float32, ignored=())
+    x = chainer_compat.Variable(x_array)
+    loss = softmax_cross_entropy(x, t)
+    loss.backward()
+    first = x.grad.copy()
+    loss.backward()  # accumulates: the gradient must be computed from the same softmax again
+    assert x.grad.tobytes() == (first + first).tobytes()

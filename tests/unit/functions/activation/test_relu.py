@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import both_ways
 
-from chainer_compat import FunctionHook, Variable
+from chainer_compat import Variable
 from chainer_compat.functions.activation import relu as relu_module
 from chainer_compat.functions.activation.relu import ReLU, relu
 from chainer_compat.utils import type_check
@@ -109,16 +110,6 @@ def test_gradient_gives_the_bits_of_gy_times_the_mask(dtype, size):
     assert gx.tobytes() == expected.tobytes()
 
 
-class _Recorder(FunctionHook):
-    name = "recorder"
-
-    def __init__(self):
-        self.labels = []
-
-    def forward_preprocess(self, function, in_data):
-        self.labels.append(function.label)
-
-
 @pytest.mark.parametrize("gy_requires_grad", [True, False])
 def test_gradient_without_a_node_is_the_nodes_gradient(gy_requires_grad):
     # NOTE [gradients without a node]: a hook makes backward apply ReLUGrad2.
@@ -126,20 +117,17 @@ def test_gradient_without_a_node_is_the_nodes_gradient(gy_requires_grad):
     x_array = rng.standard_normal((4, 5)).astype(numpy.float32)
     gy = Variable(rng.standard_normal((4, 5)).astype(numpy.float32),
                   requires_grad=gy_requires_grad)
-    grads = []
-    recorder = _Recorder()
-    for hook in (None, recorder):
+
+    def run_backward(backward_context):
         x = Variable(x_array)
         y = relu(x)
         y.grad_var = gy
-        if hook is None:
+        with backward_context:
             y.backward()
-        else:
-            with hook:
-                y.backward()
-        grads.append(x.grad_var)
-    direct, through_node = grads
-    assert recorder.labels == ["ReLUGrad2"]
+        return x.grad_var
+
+    direct, through_node, labels = both_ways(run_backward)
+    assert labels == ["ReLUGrad2"]
     assert direct.creator is None and through_node.creator is None
     assert direct.array.tobytes() == through_node.array.tobytes()
     assert direct.requires_grad is through_node.requires_grad

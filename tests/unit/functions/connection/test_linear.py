@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import both_ways
 
 import chainer_compat
 from chainer_compat import gradient_check
@@ -152,26 +153,13 @@ def test_function_node_class_checks_a_matrix_input():
 # ------------------------------------------------------------ NOTE [gradients without a node]:
 # the gradients computed without nodes must be the nodes' to the bit, and the nodes must still
 # run wherever a hook or debug mode can observe them.
-class _Recorder(chainer_compat.FunctionHook):
-    name = "recorder"
-
-    def __init__(self):
-        self.labels = []
-
-    def forward_preprocess(self, function, in_data):
-        self.labels.append(function.label)
-
-
-def _linear_gradients(x, w, b, x_requires_grad, gy, hook=None):
+def _linear_gradients(x, w, b, x_requires_grad, gy, backward_context):
     x_in = chainer_compat.Variable(x) if x_requires_grad else x
     params = [chainer_compat.Variable(w)] + ([] if b is None else [chainer_compat.Variable(b)])
     y = linear(x_in, *params)
     y.grad_var = gy
-    if hook is None:
+    with backward_context:
         y.backward()
-    else:
-        with hook:
-            y.backward()
     return ([x_in] if x_requires_grad else []) + params
 
 
@@ -189,9 +177,8 @@ def test_gradients_without_nodes_are_the_nodes_gradients(x_dtype, w_dtype, with_
     b = rng.standard_normal(3).astype(x_dtype) if with_bias else None
     gy = chainer_compat.Variable(rng.standard_normal((5, 3)).astype(x_dtype),
                                  requires_grad=gy_requires_grad)
-    direct = _linear_gradients(x, w, b, x_requires_grad, gy)
-    recorder = _Recorder()
-    through_nodes = _linear_gradients(x, w, b, x_requires_grad, gy, recorder)
+    direct, through_nodes, labels = both_ways(
+        lambda context: _linear_gradients(x, w, b, x_requires_grad, gy, context))
     for a, b_ in zip(direct, through_nodes):
         assert a.grad_var.creator is None and b_.grad_var.creator is None
         assert a.grad.dtype == b_.grad.dtype and a.grad.shape == b_.grad.shape
@@ -199,7 +186,7 @@ def test_gradients_without_nodes_are_the_nodes_gradients(x_dtype, w_dtype, with_
         assert a.grad_var.requires_grad is b_.grad_var.requires_grad
     expected = (["LinearGradData"] if x_requires_grad else []) + ["LinearGradWeight"]
     expected += ["Sum"] if with_bias else []
-    assert recorder.labels == expected
+    assert labels == expected
 
 
 def test_gradients_are_recorded_by_nodes_for_double_backprop():

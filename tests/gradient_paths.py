@@ -1,0 +1,43 @@
+"""Shared by the tests of NOTE [gradients without a node]: run a backward both ways.
+
+A registered hook makes backward apply the gradient nodes, which are the reference behaviour;
+without one, the functions compute the same gradients directly. ``both_ways`` runs a test's
+backward once each way, so the test can compare the results bit for bit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from chainer_compat import FunctionHook
+
+
+class LabelRecorder(FunctionHook):
+    """Records the label of every function applied while it is registered."""
+
+    name = "label_recorder"
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+
+    def forward_preprocess(self, function: Any, in_data: Any) -> None:
+        self.labels.append(function.label)
+
+
+def both_ways(run_backward: Callable[[Any], Any]) -> tuple[Any, Any, list[str]]:
+    """Runs a test's graph twice: its backward plainly, then under a LabelRecorder.
+
+    Args:
+        run_backward: Builds the graph, runs its backward inside the context manager it is
+            given, and returns what the test compares.
+
+    Returns:
+        What the direct run returned, what the run through the nodes returned, and the labels
+        of the functions applied during the second backward.
+    """
+    direct = run_backward(contextlib.nullcontext())
+    recorder = LabelRecorder()
+    through_nodes = run_backward(recorder)
+    return direct, through_nodes, recorder.labels

@@ -1,24 +1,20 @@
 """``linear``: the affine map ``y = x W^T + b`` and its gradient nodes.
 
-Layer 5: imports configuration, utils, variable, function_node, type_check and
-``functions.math.sum``. On the hot path of every MLP step: forward and each gradient are one
-matrix product, with no copies.
+Layer 5: imports utils, variable, function_node, type_check, ``functions.math.sum`` and
+``functions.math.basic_math``. On the hot path of every MLP step: forward and each gradient are
+one matrix product, with no copies.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainer_compat import utils, variable
-from chainer_compat.configuration import config as _config
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math.basic_math import _direct
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 from chainer_compat.variable import Variable, _new_variable
-
-_ndarray = numpy.ndarray
 
 
 # NOTE [gradients without a node]
@@ -27,13 +23,12 @@ _ndarray = numpy.ndarray
 # the Python work of backward. When nothing could observe them (no hook, debug off) and the
 # output gradient is a NumPy array, backward computes the arrays with the very helpers the
 # nodes' forwards use and wraps them as apply would (requires_grad from the node's inputs). Any
-# other case, double backprop included, applies the nodes, which remain the reference behaviour;
-# see also NOTE [operators without a node] in functions/math/basic_math.py.
+# other case, double backprop included, applies the nodes, which remain the reference behaviour.
+# The condition is the one Variable operators use to skip their node (basic_math._direct, NOTE
+# [operators without a node] in functions/math/basic_math.py).
 def _may_skip_gradient_nodes(gy: Any) -> bool:
     """Whether a backward may skip its gradient nodes: see NOTE [gradients without a node]."""
-    flags = _config._fast
-    return (not (flags.enable_backprop or flags.hooks or flags.debug)
-            and type(gy) is Variable and type(gy._array) is _ndarray)
+    return type(gy) is Variable and _direct(gy)
 
 
 def _grad_data(w: Any, gy: Any) -> Any:

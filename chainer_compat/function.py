@@ -170,9 +170,14 @@ class FunctionAdapter(FunctionNode):
             count = 1
             data = node._data if self._input_indexes_to_retain else None
             if data is not None and checker is not _no_saved_array_checks:
-                preserved = checker.on_read(self, node)  # see the loop below
-                if preserved is not None:
-                    data = preserved._array
+                records = self._saved_records
+                # The checker's lone record, verified inline (NOTE [saved records] in
+                # autograd/_saved_arrays.py); anything else goes to the checker, as below.
+                if not (type(records) is bytes and self._saved_array is data
+                        and checker.lone_records and data.tobytes() == records):
+                    preserved = checker.on_read(self, node)
+                    if preserved is not None:
+                        data = preserved._array
             gy = grad_outputs[0]
             gy_data = None if gy is None else gy._array
             on_numpy = ((data is None or type(data) is _ndarray)

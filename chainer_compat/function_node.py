@@ -318,9 +318,18 @@ class FunctionNode:
             if retain is not None:
                 if retain is _FIRST_INPUT and len(input_nodes) == 1:
                     # One input, kept (old-style Functions keep their inputs by default).
-                    input_nodes[0]._data = in_data[0]
-                    if _saved_arrays is not _NoSavedArrayChecks:
-                        _saved_arrays.on_retain(self, input_nodes)
+                    array = input_nodes[0]._data = in_data[0]
+                    checker = _saved_arrays
+                    if checker is not _NoSavedArrayChecks:
+                        if (checker.lone_records and self._saved_records is None
+                                and type(array) is _ndarray
+                                and array.nbytes <= checker.small_nbytes):
+                            # The checker's lone record, written inline: NOTE [saved records]
+                            # in autograd/_saved_arrays.py.
+                            self._saved_array = array
+                            self._saved_records = array.tobytes()
+                        else:
+                            checker.on_retain(self, input_nodes)
                 else:
                     self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:

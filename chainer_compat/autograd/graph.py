@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
-from chainer_compat.autograd._saved_arrays import _Preserve
+from chainer_compat.autograd._saved_arrays import _Preserve, _update_lone_records
 from chainer_compat.autograd._saved_arrays import increment_version as _increment
 
 __all__ = ["allow_mutation_on_saved_tensors", "increment_version"]
@@ -37,11 +37,13 @@ class allow_mutation_on_saved_tensors:
     def __enter__(self) -> None:
         with _Preserve.lock:
             _Preserve.depth += 1
+            _update_lone_records()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
         with _Preserve.lock:
             _Preserve.depth -= 1
+            _update_lone_records()
 
 
 def increment_version(*arrays: Any) -> None:

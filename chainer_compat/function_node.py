@@ -75,6 +75,32 @@ def _contains_nan(array: Any) -> bool:
     return bool(xp.isnan(array).any())
 
 
+class _CompactLinks:
+    """A FunctionNode's ``inputs`` or ``outputs``: a tuple over a compact attribute.
+
+    The attribute holds a lone link (of ``single_type``) or a tuple of them: NOTE [compact
+    links] in FunctionNode.
+    """
+
+    def __init__(self, attribute: str, single_type: type, doc: str) -> None:
+        self.attribute = attribute
+        self.single_type = single_type
+        self.__doc__ = doc
+
+    def __get__(self, func: Any, owner: Any = None) -> Any:
+        if func is None:
+            return self
+        links = getattr(func, self.attribute)
+        return (links,) if type(links) is self.single_type else links
+
+    def __set__(self, func: Any, links: Any) -> None:
+        if links is not None:
+            links = tuple(links)
+            if len(links) == 1 and type(links[0]) is self.single_type:
+                links = links[0]
+        setattr(func, self.attribute, links)
+
+
 class FunctionNode:
     """A differentiable function and its node in the computational graph.
 
@@ -117,33 +143,11 @@ class FunctionNode:
     # graph triggers repeatedly while it grows (see also NOTE [node as weak reference]). The
     # ``inputs`` and ``outputs`` properties give the tuples Chainer documents; the engine reads
     # the compact form (``_inputs``, ``_outputs``) directly.
-    @property
-    def inputs(self) -> Any:
-        """Tuple of the input VariableNodes, once applied (None before)."""
-        inputs = self._inputs
-        return (inputs,) if type(inputs) is VariableNode else inputs
-
-    @inputs.setter
-    def inputs(self, nodes: Any) -> None:
-        if nodes is None:
-            self._inputs = None
-            return
-        nodes = tuple(nodes)
-        self._inputs = nodes[0] if len(nodes) == 1 and type(nodes[0]) is VariableNode else nodes
-
-    @property
-    def outputs(self) -> Any:
-        """Tuple of weak references to the output VariableNodes, once applied (None before)."""
-        outputs = self._outputs
-        return (outputs,) if type(outputs) is _weakref else outputs
-
-    @outputs.setter
-    def outputs(self, refs: Any) -> None:
-        if refs is None:
-            self._outputs = None
-            return
-        refs = tuple(refs)
-        self._outputs = refs[0] if len(refs) == 1 and type(refs[0]) is _weakref else refs
+    inputs = _CompactLinks("_inputs", VariableNode,
+                           "Tuple of the input VariableNodes, once applied (None before).")
+    outputs = _CompactLinks(
+        "_outputs", _weakref,
+        "Tuple of weak references to the output VariableNodes, once applied (None before).")
 
     @property
     def local_function_hooks(self) -> dict[str, FunctionHook]:

@@ -150,7 +150,8 @@ class _Run:
             elif targets is None:
                 for x in input_nodes:
                     if not x._requires_grad:
-                        indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+                        indexes = tuple([i for i, other in enumerate(input_nodes)
+                                         if other._requires_grad])
                         break
                 else:  # every input wants a gradient: no list to build
                     count = len(input_nodes)

@@ -118,7 +118,7 @@ class FunctionNode:
     """
 
     # compat: class-level defaults, because subclasses often skip FunctionNode.__init__.
-    # See NOTE [compact links]: read them through the ``inputs`` and ``outputs`` properties.
+    # See NOTE [compact links]: read them through ``inputs`` and ``outputs``.
     _inputs: Any = None
     _outputs: Any = None
     rank = 0
@@ -141,7 +141,7 @@ class FunctionNode:
     # weak reference to its output node directly, not in 1-tuples: two objects less per node for
     # CPython's cyclic garbage collector to walk each time a full collection runs, which a large
     # graph triggers repeatedly while it grows (see also NOTE [node as weak reference]). The
-    # ``inputs`` and ``outputs`` properties give the tuples Chainer documents; the engine reads
+    # ``inputs`` and ``outputs`` descriptors give the tuples Chainer documents; the engine reads
     # the compact form (``_inputs``, ``_outputs``) directly.
     inputs = _CompactLinks("_inputs", VariableNode,
                            "Tuple of the input VariableNodes, once applied (None before).")

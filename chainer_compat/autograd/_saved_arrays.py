@@ -29,9 +29,10 @@ _ndarray = numpy.ndarray
 # inside forward are never reported; arrays backward never reads are never compared. Per array:
 #
 # * NumPy arrays of at most SMALL_NBYTES bytes: an exact copy of their bytes, always. Measured
-#   on a 1-element array: about 0.2 us more when forward returns and 0.2 us more when backward
-#   reads it than the no-op stand-in, about 1.2-1.9 us per node in all on a 20,000-node chain
-#   (cold caches, and the garbage collector sees the records); SMALL_NBYTES of memory at most.
+#   on a 1-element array kept by each node of a 20,000-node chain: about 0.4 us per node,
+#   record and comparison together (benchmarks/saved_check.py; it was 0.9 us before the lone
+#   record of NOTE [saved records] spared the garbage collector a tuple per node);
+#   SMALL_NBYTES of memory at most.
 # * Larger NumPy arrays: a CRC-32 of their bytes, only when ``config.check_saved_arrays`` (env
 #   CHAINER_COMPAT_CHECK_SAVED_ARRAYS=1) or ``config.debug`` is on as forward returns; about
 #   0.25 ms per MiB when saved and again when read, no extra memory. Off: not checked.

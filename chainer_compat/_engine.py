@@ -121,7 +121,7 @@ class _Run:
         while pending:
             func = _heappop(pending)[2]
             # 1. Gather the output gradients: complete, since every consumer ran before.
-            outputs = func._outputs  # NOTE [compact links]
+            outputs = func._graph_outputs  # NOTE [compact links]
             if plain and type(outputs) is _weakref:
                 node = outputs()
                 grad = None if node is None else grads.pop(node, None)
@@ -139,7 +139,7 @@ class _Run:
             else:
                 output_grads = self.pop_output_grads(func)
             # 2. Skip the function if none of its inputs wants a gradient.
-            input_nodes = func._inputs
+            input_nodes = func._graph_inputs
             indexes: tuple[int, ...]
             if type(input_nodes) is VariableNode:  # one input: NOTE [compact links]
                 if targets is None:

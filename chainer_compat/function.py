@@ -113,6 +113,13 @@ class FunctionAdapter(FunctionNode):
             cls = _TypeCheckingAdapter
         return super().__new__(cls)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Subclasses (a user's, or _TypeCheckingAdapter) run the Function's type check, as
+        # Chainer's FunctionAdapter does, unless they define their own.
+        super().__init_subclass__(**kwargs)
+        if "check_type_forward" not in cls.__dict__:
+            cls.check_type_forward = _run_functions_type_check  # type: ignore[method-assign,assignment]
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Runs the Function's forward; every input is retained unless it asks otherwise."""
         function = self._function
@@ -160,7 +167,7 @@ class FunctionAdapter(FunctionNode):
                 shape.
         """
         function: Any = self._function
-        input_nodes: Any = self._inputs  # NOTE [compact links]
+        input_nodes: Any = self._graph_inputs  # NOTE [compact links]
         checker = _function_node_module._saved_arrays
         if type(input_nodes) is VariableNode and len(grad_outputs) == 1:
             # One input and one output, the commonest old-style Function: the loops below,
@@ -173,7 +180,7 @@ class FunctionAdapter(FunctionNode):
                 records = self._saved_records
                 # The checker's lone record, verified inline (NOTE [saved records] in
                 # autograd/_saved_arrays.py); anything else goes to the checker, as below.
-                if not (type(records) is bytes and self._saved_array is data
+                if not (type(records) is bytes and self._saved_lone_array is data
                         and checker.lone_records and data.tobytes() == records):
                     preserved = checker.on_read(self, node)
                     if preserved is not None:
@@ -281,14 +288,15 @@ class FunctionAdapter(FunctionNode):
             f"{type(input_grads).__name__}{hint}"))
 
 
+def _run_functions_type_check(self: FunctionAdapter, in_types: Any) -> None:
+    """Runs the wrapped Function's ``check_type_forward``."""
+    function = self.function
+    if function is not None:
+        function.check_type_forward(in_types)
+
+
 class _TypeCheckingAdapter(FunctionAdapter):
     """The adapter of a Function that defines ``check_type_forward``: it runs that check."""
-
-    def check_type_forward(self, in_types: Any) -> None:
-        """Runs the wrapped Function's ``check_type_forward``."""
-        function = self.function
-        if function is not None:
-            function.check_type_forward(in_types)
 
 
 def _checks_types(function: Function) -> bool:
@@ -395,7 +403,7 @@ class Function:
         try:
             outputs = node.apply(inputs)
         finally:
-            self._outputs_link = node._outputs
+            self._outputs_link = node._graph_outputs
         if len(outputs) == 1:
             return outputs[0]
         return outputs

@@ -119,8 +119,8 @@ class FunctionNode:
 
     # compat: class-level defaults, because subclasses often skip FunctionNode.__init__.
     # See NOTE [compact links]: read them through ``inputs`` and ``outputs``.
-    _inputs: Any = None
-    _outputs: Any = None
+    _graph_inputs: Any = None
+    _graph_outputs: Any = None
     rank = 0
     stack: Any = None
     lazy_grad_sum = False
@@ -133,7 +133,7 @@ class FunctionNode:
     _is_chainerx_fallback_mode = False
     # Fingerprints of the arrays retained for backward (chainer_compat.autograd's checker).
     _saved_records: Any = None
-    _saved_array: Any = None  # the array of a lone record (NOTE [saved records])
+    _saved_lone_array: Any = None  # the array of a lone record (NOTE [saved records])
 
     # ----------------------------------------------------------------------------- metadata
     # NOTE [compact links]
@@ -142,11 +142,11 @@ class FunctionNode:
     # CPython's cyclic garbage collector to walk each time a full collection runs, which a large
     # graph triggers repeatedly while it grows (see also NOTE [node as weak reference]). The
     # ``inputs`` and ``outputs`` descriptors give the tuples Chainer documents; the engine reads
-    # the compact form (``_inputs``, ``_outputs``) directly.
-    inputs = _CompactLinks("_inputs", VariableNode,
+    # the compact form (``_graph_inputs``, ``_graph_outputs``) directly.
+    inputs = _CompactLinks("_graph_inputs", VariableNode,
                            "Tuple of the input VariableNodes, once applied (None before).")
     outputs = _CompactLinks(
-        "_outputs", _weakref,
+        "_graph_outputs", _weakref,
         "Tuple of weak references to the output VariableNodes, once applied (None before).")
 
     @property
@@ -316,8 +316,8 @@ class FunctionNode:
         if record:
             self.rank = rank
             # NOTE [compact links]
-            self._inputs = input_nodes[0] if len(input_nodes) == 1 else input_nodes
-            self._outputs = output_link if output_link is not None else ()
+            self._graph_inputs = input_nodes[0] if len(input_nodes) == 1 else input_nodes
+            self._graph_outputs = output_link if output_link is not None else ()
             retain = self._input_indexes_to_retain
             if retain is not None:
                 if retain is _FIRST_INPUT and len(input_nodes) == 1:
@@ -330,7 +330,7 @@ class FunctionNode:
                                 and array.nbytes <= checker.small_nbytes):
                             # The checker's lone record, written inline: NOTE [saved records]
                             # in autograd/_saved_arrays.py.
-                            self._saved_array = array
+                            self._saved_lone_array = array
                             self._saved_records = array.tobytes()
                         else:
                             checker.on_retain(self, input_nodes)

@@ -6,6 +6,7 @@ Layer 3: imports from configuration, backend and function_hook at module level; 
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 from typing import Any
@@ -154,13 +155,37 @@ class VariableNode(weakref.ref):
     shape: Any
     _array_type: Any
 
+    # Identity semantics and a plain repr, as for any graph object: weakref.ref's own equality
+    # and hash would compare the Variables, and its repr would describe the reference.
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
+    __repr__ = object.__repr__
 
     def __new__(cls, variable: Variable, name: str | None = None,
                 **kwargs: Any) -> VariableNode:
         return _weakref.__new__(cls, variable)
+
+    def __copy__(self) -> VariableNode:
+        return self._copy(None)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> VariableNode:
+        return self._copy(memo)
+
+    def _copy(self, memo: dict[int, Any] | None) -> VariableNode:
+        """A node like this one, referring to the same Variable (a weak reference is atomic to
+        ``copy``, as it was when the node held one); with ``memo``, its other fields deep-copied.
+        """
+        variable = self()
+        # A weak reference cannot be made to nothing: when the Variable is gone, refer to a
+        # stand-in that goes at once, so the copy's reference is dead as well.
+        node = _new_node(type(self), _new(Variable) if variable is None else variable)
+        if memo is not None:
+            memo[id(self)] = node
+        for name in _NODE_FIELDS:
+            value = getattr(self, name)
+            setattr(node, name, value if memo is None else copy.deepcopy(value, memo))
+        return node
 
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
         self._revived = None
@@ -287,6 +312,9 @@ class VariableNode(weakref.ref):
     def _check_old_style_gradient(self) -> None:
         # compat: Chainer rejects graphs built by old-style backward; ours never builds them.
         pass
+
+
+_NODE_FIELDS = tuple(name for name in VariableNode.__slots__ if name != "__weakref__")
 
 
 def _new_variable(array: Any, requires_grad: bool) -> Variable:

@@ -224,9 +224,9 @@ def _substitute(node: VariableNode, array: Any) -> Variable:
 #
 # The commonest case, a function keeping one small NumPy array (an old-style Function keeps its
 # input), is stored without the tuple: ``_saved_records`` holds the fingerprint bytes alone and
-# ``_saved_array`` the array. A tuple is tracked by the cyclic garbage collector until its first
-# pass; measured on the old-style chain, the tuple per node cost about 0.5 us of collector time
-# per node, more than the check itself. _records_of() gives the flat form of either. The lone
+# ``_saved_lone_array`` the array. A tuple is tracked by the cyclic garbage collector until its
+# first pass; measured on the old-style chain, the tuple per node cost about 0.5 us of collector
+# time per node, more than the check itself. _records_of() gives the flat form of either. The lone
 # form is simple enough that FunctionNode.apply writes it for a function keeping its one input,
 # and the old-style adapter verifies it, inline, while ``SavedArrayChecker.lone_records`` says
 # nothing else needs checking (0.4 us per old-style node); anything else goes to the checker.
@@ -241,7 +241,7 @@ def _records_of(func: Any) -> tuple[Any, ...] | None:
     """The flat records of ``func`` (see NOTE [saved records]), or None when it saved nothing."""
     records = getattr(func, "_saved_records", None)
     if type(records) is bytes:
-        return (func._saved_array, records, 0, None)
+        return (func._saved_lone_array, records, 0, None)
     return records
 
 
@@ -269,7 +269,7 @@ class SavedArrayChecker:
             if type(array) is _ndarray and array.nbytes <= SMALL_NBYTES and not _versions \
                     and not _Preserve.depth:
                 if records is None:  # the lone record: NOTE [saved records]
-                    func._saved_array = array
+                    func._saved_lone_array = array
                     func._saved_records = array.tobytes()
                     return
                 record: tuple[Any, ...] = (array, array.tobytes(), 0, None)
@@ -298,7 +298,7 @@ class SavedArrayChecker:
             return None
         array = node._data
         if type(records) is bytes:  # the lone record: NOTE [saved records]
-            if func._saved_array is array and not _versions and array.tobytes() == records:
+            if func._saved_lone_array is array and not _versions and array.tobytes() == records:
                 return None  # the common case: a small array, unchanged
             records = _records_of(func)
         if records[0] is array:

@@ -757,6 +757,21 @@ def test_an_adapter_made_by_hand_runs_its_functions_check_when_applied_directly(
     assert y.array.tolist() == [4.0]
 
 
+def test_a_users_adapter_subclass_runs_the_functions_type_check():
+    class OneInput(Square):
+        def check_type_forward(self, in_types):
+            type_check.expect(in_types.size() == 1)
+
+    class MyAdapter(FunctionAdapter):
+        pass
+
+    function = OneInput()
+    adapter = MyAdapter(function)
+    assert type(adapter) is MyAdapter
+    with pytest.raises(type_check.InvalidType, match="OneInput"):
+        adapter.apply((numpy.ones(1), numpy.ones(1)))
+
+
 def test_type_check_config_off_skips_check_type_forward():
     with using_config("type_check", False):
         y = LinearFunction()(_random(2, 3), _random(4, 3).astype(numpy.float32))

@@ -8,6 +8,7 @@ garbage collector and the public behaviour that must not change because of it.
 
 from __future__ import annotations
 
+import copy
 import gc
 import weakref
 
@@ -182,3 +183,62 @@ def test_backprop_through_one_and_several_link_forms_matches_by_hand():
     # loss = 6 (a + b) + (a - b)
     assert a.grad.tolist() == [7.0] and b.grad.tolist() == [5.0]
     assert C.grad([loss], [a])[0].array.tolist() == [7.0]
+
+
+# ---------------------------------------------------------------------- copying and repr
+@pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy])
+def test_a_node_copies_refer_to_the_same_variable_and_keep_its_fields(copier):
+    x = Variable(f32(1.0, 2.0), name="x")
+    y, = Double().apply((x,))
+    node = y.node
+    copied = copier(node)
+    assert copied is not node and type(copied) is type(node)
+    assert copied.get_variable_or_none() is y  # the weak reference is shared, as Chainer's was
+    assert copied.name == node.name and copied.rank == node.rank and copied.shape == node.shape
+    assert (copied.creator_node is node.creator_node) is (copier is copy.copy)
+
+
+def test_a_node_whose_variable_is_gone_copies_to_a_node_with_a_dead_reference():
+    y, = Double().apply((Variable(f32(1.0)),))
+    node = y.node
+    node.retain_data()
+    del y
+    for copied in (copy.copy(node), copy.deepcopy(node)):
+        assert copied.get_variable_or_none() is None
+        numpy.testing.assert_array_equal(copied.data, node.data)
+
+
+def test_a_graph_deep_copies_through_its_nodes():
+    x = Variable(f32(3.0))
+    y, = Double().apply((x,))
+    func = copy.deepcopy(y.creator_node)
+    assert func is not y.creator_node and func.inputs[0] is not x.node
+    assert func.inputs[0].get_variable_or_none() is x
+
+
+def test_a_node_reprs_as_a_graph_object_not_as_a_weak_reference():
+    node = Variable(f32(1.0)).node
+    assert repr(node).startswith("<chainer_compat.variable.VariableNode object at 0x")
+
+
+# ---------------------------------------------------------------------- users' own attributes
+class KeepsItsOwnInputs(FunctionNode):
+    """A user function that names its own fields _inputs and _outputs, as legacy code may."""
+
+    def forward(self, inputs):
+        self._inputs = inputs
+        self._outputs = (inputs[0] * inputs[1],)
+        return self._outputs
+
+    def backward(self, indexes, grad_outputs):
+        a, b = self._inputs
+        gy = grad_outputs[0]
+        return gy * b, gy * a
+
+
+def test_a_function_may_keep_its_own_inputs_and_outputs_fields():
+    a, b = Variable(f32(2.0, 2.0)), Variable(f32(3.0, 3.0))
+    y, = KeepsItsOwnInputs().apply((a, b))
+    y.grad = f32(1.0, 1.0)
+    y.backward()
+    assert a.grad.tolist() == [3.0, 3.0] and b.grad.tolist() == [2.0, 2.0]

@@ -338,7 +338,7 @@ def test_one_small_saved_array_is_recorded_without_a_tuple():
     x = Variable(arr(1.0, 2.0))
     y = OldStyleSquare()(x)
     adapter = y.creator_node
-    assert type(adapter._saved_records) is bytes and adapter._saved_array is x.array
+    assert type(adapter._saved_records) is bytes and adapter._saved_lone_array is x.array
     x.array[1] = 5.0
     with pytest.raises(VersionMismatch, match="OldStyleSquare"):
         F.sum(y).backward()

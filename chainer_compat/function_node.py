@@ -256,10 +256,10 @@ class FunctionNode:
                 hook.forward_preprocess(self, in_data)
 
         # 4. Forward on the inputs' device.
-        if self._input_indexes_to_retain is not None:
-            self._input_indexes_to_retain = None
-        if self._output_indexes_to_retain is not None:
-            self._output_indexes_to_retain = None
+        # Stored unconditionally: a store into the instance costs less than reading the class
+        # default, and the reads after forward then find the instance's value.
+        self._input_indexes_to_retain = None
+        self._output_indexes_to_retain = None
         if on_numpy:
             outputs = self.forward(in_data)
         else:

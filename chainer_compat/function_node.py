@@ -322,18 +322,9 @@ class FunctionNode:
             if retain is not None:
                 if retain is _FIRST_INPUT and len(input_nodes) == 1:
                     # One input, kept (old-style Functions keep their inputs by default).
-                    array = input_nodes[0]._data = in_data[0]
-                    checker = _saved_arrays
-                    if checker is not _NoSavedArrayChecks:
-                        if (checker.lone_records and self._saved_records is None
-                                and type(array) is _ndarray
-                                and array.nbytes <= checker.small_nbytes):
-                            # The checker's lone record, written inline: NOTE [saved records]
-                            # in autograd/_saved_arrays.py.
-                            self._saved_lone_array = array
-                            self._saved_records = array.tobytes()
-                        else:
-                            checker.on_retain(self, input_nodes)
+                    input_nodes[0]._data = in_data[0]
+                    if _saved_arrays is not _NoSavedArrayChecks:
+                        _record_kept(self, input_nodes)
                 else:
                     self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:
@@ -435,7 +426,7 @@ class FunctionNode:
             self._input_indexes_to_retain = indexes
             kept = [input_nodes[i] for i in indexes]
         if _saved_arrays is not _NoSavedArrayChecks:
-            _saved_arrays.on_retain(self, kept)
+            _record_kept(self, kept)
 
     def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...]) -> None:
         indexes = tuple(self._output_indexes_to_retain)
@@ -449,7 +440,7 @@ class FunctionNode:
         self._output_count = count
         self._retained_output_data = tuple([outputs[i] for i in indexes])
         if _saved_arrays is not _NoSavedArrayChecks:
-            _saved_arrays.on_retain(self, [ret[i]._node for i in indexes])
+            _record_kept(self, [ret[i]._node for i in indexes])
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         from chainer_compat.utils import type_check  # layer 2, imported on first use
@@ -660,6 +651,23 @@ class _NoSavedArrayChecks:
 
 
 _saved_arrays: Any = _NoSavedArrayChecks
+
+
+def _record_kept(func: FunctionNode, nodes: Sequence[VariableNode]) -> None:
+    """Hands the arrays ``func`` keeps for backward to the saved-array checker.
+
+    One small NumPy array, the commonest case, is recorded here as the checker's lone record
+    (NOTE [saved records] in autograd/_saved_arrays.py) while the checker says nothing else
+    needs checking; the checker records everything else.
+    """
+    checker = _saved_arrays
+    if len(nodes) == 1 and checker.lone_records and func._saved_records is None:
+        array = nodes[0]._data
+        if type(array) is _ndarray and array.nbytes <= checker.small_nbytes:
+            func._saved_lone_array = array
+            func._saved_records = array.tobytes()
+            return
+    checker.on_retain(func, nodes)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any = None,

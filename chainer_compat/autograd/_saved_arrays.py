@@ -226,10 +226,11 @@ def _substitute(node: VariableNode, array: Any) -> Variable:
 # input), is stored without the tuple: ``_saved_records`` holds the fingerprint bytes alone and
 # ``_saved_lone_array`` the array. A tuple is tracked by the cyclic garbage collector until its
 # first pass; measured on the old-style chain, the tuple per node cost about 0.5 us of collector
-# time per node, more than the check itself. _records_of() gives the flat form of either. The lone
-# form is simple enough that FunctionNode.apply writes it for a function keeping its one input,
-# and the old-style adapter verifies it, inline, while ``SavedArrayChecker.lone_records`` says
-# nothing else needs checking (0.4 us per old-style node); anything else goes to the checker.
+# time per node, more than the check itself. _records_of() gives the flat form of either. The
+# lone form is simple enough that FunctionNode writes it (function_node._record_kept, for any
+# function keeping one small array) and the old-style adapter verifies it, without calling the
+# checker, while ``SavedArrayChecker.lone_records`` says nothing else needs checking (0.4 us per
+# old-style node); anything else goes to the checker.
 _STRIDE = 4
 
 
@@ -262,23 +263,11 @@ class SavedArrayChecker:
 
     @staticmethod
     def on_retain(func: Any, nodes: Sequence[VariableNode]) -> None:
-        """Records the arrays of ``nodes`` (kept by ``func``), right after its forward."""
-        if len(nodes) == 1:
-            array = nodes[0]._data
-            records = func._saved_records  # every FunctionNode has it (None by default)
-            if type(array) is _ndarray and array.nbytes <= SMALL_NBYTES and not _versions \
-                    and not _Preserve.depth:
-                if records is None:  # the lone record: NOTE [saved records]
-                    func._saved_lone_array = array
-                    func._saved_records = array.tobytes()
-                    return
-                record: tuple[Any, ...] = (array, array.tobytes(), 0, None)
-            else:
-                record = _record(array)
-            if type(records) is bytes:
-                records = _records_of(func)
-            func._saved_records = record if records is None else records + record
-            return
+        """Records the arrays of ``nodes`` (kept by ``func``), right after its forward.
+
+        FunctionNode writes the lone record of one small array itself (``_record_kept``); the
+        records here are the flat tuple form of NOTE [saved records].
+        """
         SavedArrayChecker.record_arrays(func, [node._data for node in nodes])
 
     @staticmethod
@@ -318,7 +307,7 @@ class SavedArrayChecker:
 
     @staticmethod
     def record_arrays(func: Any, arrays: list[Any]) -> None:
-        """Records arrays kept by ``func`` (ctx saves that are neither inputs nor outputs)."""
+        """Records arrays kept by ``func``, in the flat tuple form (NOTE [saved records])."""
         new: tuple[Any, ...] = ()
         for array in arrays:
             if array is not None:

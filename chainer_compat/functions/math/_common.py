@@ -1,4 +1,4 @@
-"""Pieces shared by the math functions: the float-input unary base and reduction-axis helpers.
+"""Pieces shared by the math functions: the float-input unary and reduction bases, axis helpers.
 
 Layer 5: imports only numpy, function_node and utils.type_check.
 """
@@ -25,6 +25,26 @@ class FloatUnary(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class AxisReduction(FunctionNode):
+    """A reduction of one float input ``x`` over ``axis`` (all axes when None).
+
+    Raises:
+        TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ValueError: If ``axis`` repeats an axis.
+    """
+
+    keepdims = False
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = normalize_axis(axis)
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+        check_axes(in_types[0], self.axis)
 
 
 def is_int(value: Any) -> bool:

@@ -13,11 +13,16 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
-from chainer_compat.functions.math._common import check_axes, is_int, keepdims_shape, normalize_axis
+from chainer_compat.functions.math._common import (
+    AxisReduction,
+    check_axes,
+    is_int,
+    keepdims_shape,
+)
 from chainer_compat.utils import type_check
 
 
-class SelectorBase(FunctionNode):
+class SelectorBase(AxisReduction):
     """Picks one element over ``axis``; the gradient flows to every element equal to it.
 
     Raises:
@@ -25,17 +30,8 @@ class SelectorBase(FunctionNode):
         ValueError: If ``axis`` repeats an axis.
     """
 
-    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
-        self.axis = normalize_axis(axis)
-        self.keepdims = keepdims
-
     def _fwd(self, x: Any, xp: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement _fwd(x, xp)")
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))

@@ -20,32 +20,19 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math._common import (
-    check_axes,
+    AxisReduction,
     keepdims_shape,
-    normalize_axis,
     reduced_axes,
 )
-from chainer_compat.utils import type_check
 
 
-class Prod(FunctionNode):
+class Prod(AxisReduction):
     """Product over ``axis`` (all axes when None).
 
     Raises:
         TypeError: If ``axis`` is not None, an int or a tuple of ints.
         ValueError: If ``axis`` repeats an axis.
     """
-
-    keepdims = False
-
-    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
-        self.axis = normalize_axis(axis)
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))

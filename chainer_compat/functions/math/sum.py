@@ -10,28 +10,20 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.math._common import check_axes, keepdims_shape, normalize_axis
+from chainer_compat.functions.math._common import (
+    AxisReduction,
+    keepdims_shape,
+)
 from chainer_compat.utils import type_check
 
 
-class Sum(FunctionNode):
+class Sum(AxisReduction):
     """Sums over ``axis`` (all axes when None).
 
     Raises:
         TypeError: If ``axis`` is not None, an int or a tuple of ints.
         ValueError: If ``axis`` repeats an axis.
     """
-
-    keepdims = False
-
-    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
-        self.axis = normalize_axis(axis)
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs

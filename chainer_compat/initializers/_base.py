@@ -1,5 +1,5 @@
 """Helpers every initializer shares: the dtype check, host/device-safe assignment, default dtype,
-random fills and ``FanScaled``, the base of the LeCun, Glorot and He initializers.
+random fills, ``Scaled`` and ``FanScaled``, the bases of Normal, Uniform, LeCun, Glorot and He.
 
 Imports only ``configuration`` (layer 0), ``backend`` (layer 1) and ``initializer``.
 """
@@ -104,7 +104,44 @@ def fill_random(array: Any, rng: Any, distribution: str, **parameters: Any) -> N
     array[...] = getattr(xp.random, distribution)(size=array.shape, **parameters)
 
 
-class FanScaled(Initializer):
+class Scaled(Initializer):
+    """Base of the initializers that draw from a distribution whose spread ``scale`` sets.
+
+    A subclass implements ``_fill`` to draw with a given spread; the spread is ``scale`` unless
+    the subclass overrides ``_spread``.
+
+    Args:
+        scale: The spread, or what multiplies it.
+        dtype: The dtype arrays must have, or None to accept any.
+        rng: A random generator for ``_fill``; None uses the global one.
+    """
+
+    def __init__(self, scale: float, dtype: DTypeLike | None = None, *,
+                 rng: Any = None) -> None:
+        self.scale = scale
+        self.rng = rng
+        super().__init__(dtype)
+
+    def __call__(self, array: Any) -> None:
+        """Fills ``array`` in place.
+
+        Raises:
+            ValueError: If the dtype differs from a set ``dtype``; for :class:`FanScaled`, also
+                if the array has fewer than two dimensions or ``_fan`` rejects a setting
+                (``HeNormal``'s ``fan_option``).
+        """
+        check_dtype(self, array)
+        self._fill(array, self._spread(array))
+
+    def _spread(self, array: Any) -> float:
+        return self.scale
+
+    def _fill(self, array: Any, spread: float) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _fill(array, spread), got the Scaled base")
+
+
+class FanScaled(Scaled):
     """Base of the initializers whose spread is ``scale * sqrt(gain / fan)``.
 
     A subclass sets ``gain``, overrides ``_fan`` when ``fan`` is not ``fan_in``, and implements
@@ -120,25 +157,12 @@ class FanScaled(Initializer):
 
     def __init__(self, scale: float = 1.0, dtype: DTypeLike | None = None, *,
                  rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
+        super().__init__(scale, dtype, rng=rng)
 
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the array has fewer than two dimensions, its dtype differs from a set
-                ``dtype``, or ``_fan`` rejects a setting (``HeNormal``'s ``fan_option``).
-        """
-        check_dtype(self, array)
+    def _spread(self, array: Any) -> float:
         fan_in, fan_out = get_fans(array.shape)
-        self._fill(array, self.scale * math.sqrt(self.gain / self._fan(fan_in, fan_out)))
+        return self.scale * math.sqrt(self.gain / self._fan(fan_in, fan_out))
 
     def _fan(self, fan_in: int, fan_out: int) -> int:
         """Returns ``fan`` in the spread formula: ``fan_in`` unless a subclass says otherwise."""
         return fan_in
-
-    def _fill(self, array: Any, spread: float) -> None:
-        raise NotImplementedError(
-            f"{type(self).__name__} must implement _fill(array, spread), got the FanScaled base")

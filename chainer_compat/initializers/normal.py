@@ -9,7 +9,6 @@ from typing import Any
 
 from numpy.typing import DTypeLike
 
-from chainer_compat.initializer import Initializer
 from chainer_compat.initializers import _base
 
 
@@ -18,7 +17,7 @@ def _fill_normal(array: Any, scale: float, rng: Any) -> None:
     _base.fill_random(array, rng, "normal", loc=0.0, scale=scale)
 
 
-class Normal(Initializer):
+class Normal(_base.Scaled):
     """Fills an array with independent draws from a Gaussian of mean 0 and deviation ``scale``.
 
     Args:
@@ -31,18 +30,10 @@ class Normal(Initializer):
 
     def __init__(self, scale: float = 0.05, dtype: DTypeLike | None = None, *,
                  rng: Any = None) -> None:
-        self.scale = scale
-        self.rng = rng
-        super().__init__(dtype)
+        super().__init__(scale, dtype, rng=rng)
 
-    def __call__(self, array: Any) -> None:
-        """Fills ``array`` in place.
-
-        Raises:
-            ValueError: If the dtype differs from a set ``dtype``.
-        """
-        _base.check_dtype(self, array)
-        _fill_normal(array, self.scale, self.rng)
+    def _fill(self, array: Any, spread: float) -> None:
+        _fill_normal(array, spread, self.rng)
 
 
 class _FanScaledNormal(_base.FanScaled):

@@ -25,6 +25,20 @@ class CtxExp(Function):
         return y.array * gy.array
 
 
+class CtxCube(Function):
+    """Backward written with Variables: differentiable twice."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, = ctx.saved_tensors
+        return 3 * x * x * gy
+
+
 class SquareNode(FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0,))

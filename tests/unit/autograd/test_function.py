@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import numpy
 import pytest
+from sample_functions import CtxCube
 
 import chainer_compat as C
 from chainer_compat import FunctionHook, FunctionNode, Variable, gradient_check
@@ -30,20 +31,6 @@ class Square(Function):
     def backward(ctx, gy):
         x, = ctx.saved_tensors
         return 2 * x.array * gy.array
-
-
-class Cube(Function):
-    """Backward written with Variables: differentiable twice."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, gy):
-        x, = ctx.saved_tensors
-        return 3 * x * x * gy
 
 
 class ExpSavingOutput(Function):
@@ -689,7 +676,7 @@ def test_bad_gradient_raises_naming_the_function(gradient, error, pattern):
 # ------------------------------------------------------------------------------------ double
 def test_double_backward_through_variable_backward_matches_the_second_derivative():
     x = Variable(arr(0.5, -1.0, 2.0))
-    y = Cube.apply(x)
+    y = CtxCube.apply(x)
     gx, = C.grad([F.sum(y)], [x], enable_double_backprop=True)
     numpy.testing.assert_allclose(gx.array, 3 * x.array ** 2)
     F.sum(gx).backward()
@@ -710,7 +697,7 @@ def test_double_backward_matches_numerical_check():
     x = rng.uniform(0.5, 1.5, (3,))
     gy = rng.uniform(-1, 1, (3,))
     ggx = rng.uniform(-1, 1, (3,))
-    gradient_check.check_double_backward(Cube.apply, x, gy, ggx)
+    gradient_check.check_double_backward(CtxCube.apply, x, gy, ggx)
     gradient_check.check_double_backward(ExpSavingOutput.apply, x, gy, ggx)
 
 
@@ -776,7 +763,7 @@ def test_ctx_functions_mix_with_function_nodes_and_old_style_functions():
         s = OldStyleSin()(h)
         t, p = ScaledSum.apply(s, 2.5, w)
         m = MulNode().apply((t, F.exp(p)))[0]
-        return Cube.apply(m)
+        return CtxCube.apply(m)
 
     rng = numpy.random.default_rng(1)
     x = rng.uniform(-1, 1, (4,))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
-from sample_functions import CtxExp, ExpNode, OldStyleSquare, SquareNode
+from sample_functions import CtxCube, CtxExp, ExpNode, OldStyleSquare, SquareNode
 
 import chainer_compat as C
 from chainer_compat import Variable
@@ -21,18 +21,6 @@ from chainer_compat.autograd import (
 
 def arr(*values):
     return numpy.array(values, dtype=numpy.float64)
-
-
-class CtxCube(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, gy):
-        x, = ctx.saved_tensors
-        return 3 * x * x * gy
 
 
 @pytest.fixture(autouse=True)

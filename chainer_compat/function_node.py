@@ -256,10 +256,13 @@ class FunctionNode:
                 hook.forward_preprocess(self, in_data)
 
         # 4. Forward on the inputs' device.
-        # Stored unconditionally: a store into the instance costs less than reading the class
-        # default, and the reads after forward then find the instance's value.
-        self._input_indexes_to_retain = None
-        self._output_indexes_to_retain = None
+        # Reset only when set: storing None unconditionally reads faster afterwards, but every
+        # node then carries two more values for the cyclic GC to walk, which costs more on
+        # large graphs (benchmark (7): 1.30-1.33 -> 1.38-1.42).
+        if self._input_indexes_to_retain is not None:
+            self._input_indexes_to_retain = None
+        if self._output_indexes_to_retain is not None:
+            self._output_indexes_to_retain = None
         if on_numpy:
             outputs = self.forward(in_data)
         else:

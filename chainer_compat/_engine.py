@@ -17,6 +17,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat import variable as _variable_module
 from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.configuration import using_config
 from chainer_compat.function_node import _ALL_INDEXES, FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
@@ -52,7 +53,7 @@ def _add_grads(a: Variable, b: Variable) -> Variable:
     a node. Otherwise it goes through that node, so double backprop can differentiate the sum
     and hooks see it, as in Chainer.
     """
-    flags = _config._fast
+    flags = _thread_flags.flags
     if flags.enable_backprop or flags.hooks:
         return a + b
     total = a._array + b._array
@@ -113,7 +114,7 @@ class _Run:
         targets = self.targets
         seeds = self.seed_nodes
         queued = self.queued
-        flags = _config._fast  # NOTE [fast flags]
+        flags = _thread_flags.flags  # NOTE [fast flags]
         hooks = flags.hooks  # mutated in place by registrations
         tick = self.counter.__next__
         plain = (self.captured is None and not self.retain_grad and not self.debug

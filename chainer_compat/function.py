@@ -15,8 +15,8 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat import function_node as _function_node_module
-from chainer_compat.configuration import config as _config
 from chainer_compat.configuration import force_backprop_mode, no_backprop_mode
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_hook import FunctionHook, HookHandle
 from chainer_compat.function_node import _ALL_INDEXES, FunctionNode
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
@@ -219,7 +219,7 @@ class FunctionAdapter(FunctionNode):
                         or gx.shape != node.shape):
                     _check_grad_type(self, node, True, gx)  # raises unless equal after all
                 result = [_new_variable(gx, True)]
-            if _config.enable_backprop:
+            if _thread_flags.flags.enable_backprop:
                 _OldStyleGradient.connect(self, grad_outputs, result)
             return tuple(result)
         if len(input_grads) != count:
@@ -239,7 +239,7 @@ class FunctionAdapter(FunctionNode):
         for index in target_input_indexes:
             gx = input_grads[index]
             result.append(None if gx is None else _new_variable(gx, True))
-        if _config.enable_backprop:
+        if _thread_flags.flags.enable_backprop:
             _OldStyleGradient.connect(self, grad_outputs, result)
         return tuple(result)
 

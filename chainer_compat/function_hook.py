@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 
 
 def get_function_hooks() -> dict[str, FunctionHook]:
     """Returns the current thread's global hooks, by name, in registration order."""
     # The registry lives in the thread's fast flags: see NOTE [fast flags] in configuration.
-    return _config._fast.hooks
+    return _thread_flags.flags.hooks
 
 
 class HookHandle:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
-from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_hook import FunctionHook, HookHandle
 from chainer_compat.variable import Variable, VariableNode, _new_node, _new_variable
 
@@ -218,7 +218,7 @@ class FunctionNode:
         # 1. Normalize the inputs: their arrays and nodes, whether any wants a gradient.
         if type(inputs) is not tuple and type(inputs) is not list:
             self._check_inputs_sequence(inputs)
-        flags = _config._fast  # this thread's config keys and hooks: NOTE [fast flags]
+        flags = _thread_flags.flags  # this thread's config keys and hooks: NOTE [fast flags]
         # Tuples grown by concatenation, not lists: NOTE [grown tuples].
         in_data: tuple[Any, ...] = ()
         input_nodes: tuple[VariableNode, ...] = ()
@@ -249,7 +249,7 @@ class FunctionNode:
             self._check_data_type_forward(in_data)
 
         # 3. Pre-hooks, global then local.
-        hooks = flags.hooks
+        hooks: Any = flags.hooks
         if hooks or self._local_function_hooks:
             hooks = self._merged_hooks(hooks)
             for hook in hooks:

@@ -16,6 +16,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.variable import Variable, VariableNode, _new_variable
 
@@ -206,7 +207,7 @@ class _SavedValue(FunctionNode):
 
 def _substitute(node: VariableNode, array: Any) -> Variable:
     """A Variable holding the preserved value in place of the node's (modified) Variable."""
-    if not _config.enable_backprop:
+    if not _thread_flags.flags.enable_backprop:
         return _new_variable(array, node._requires_grad)
     return _SavedValue(array).apply((node.get_variable(),))[0]
 

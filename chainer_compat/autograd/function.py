@@ -15,7 +15,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.autograd import _saved_arrays
-from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.variable import Variable, _new_variable
 
@@ -417,7 +417,7 @@ class _FunctionNode(FunctionNode):
             if type(result) is Variable:
                 return result,
             if type(result) is _ndarray:
-                if not _config.enable_backprop:
+                if not _thread_flags.flags.enable_backprop:
                     return _new_variable(result, False),
                 result = (result,)
         return self._gradients(ctx, target_input_indexes, grad_outputs, result)
@@ -455,7 +455,7 @@ class _FunctionNode(FunctionNode):
             arrays_returned = True
             grads.append(gx)
         if arrays_returned:
-            if _config.enable_backprop:
+            if _thread_flags.flags.enable_backprop:
                 _OnceDifferentiableGradient.connect(self, grad_outputs, grads)
             else:
                 grads = [gx if gx is None or isinstance(gx, Variable)

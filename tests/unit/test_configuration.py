@@ -72,6 +72,26 @@ def test_config_does_not_leak_between_threads():
     assert seen == {"main": True, "worker": False}
 
 
+def test_thread_flags_are_each_threads_own_fast_flags():
+    # The hot paths read configuration.thread_flags.flags instead of config._fast.
+    seen = {}
+
+    def worker():
+        with C.no_backprop_mode():
+            seen["same"] = configuration.thread_flags.flags is C.config._fast
+            seen["flags"] = configuration.thread_flags.flags
+            seen["enable_backprop"] = configuration.thread_flags.flags.enable_backprop
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert configuration.thread_flags.flags is C.config._fast
+    assert seen["same"] is True
+    assert seen["flags"] is not configuration.thread_flags.flags
+    assert seen["enable_backprop"] is False
+    assert configuration.thread_flags.flags.enable_backprop is True
+
+
 def test_global_config_change_is_seen_by_every_thread():
     old = configuration.global_config.train
     try:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, utils, variable
-from chainer_compat.configuration import config
+from chainer_compat.configuration import config, thread_flags
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.loss._options import check_reduce
@@ -174,7 +174,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = _array_module(x)
         if x.ndim == t.ndim and x.shape == t.shape:
             self.soft_target = True
-        if config._fast.debug and not self.soft_target:  # NOTE [fast flags] (configuration)
+        if thread_flags.flags.debug and not self.soft_target:  # NOTE [fast flags] (configuration)
             _check_input_values(x, t, self.ignore_label)
         if x.size == 0:
             return self._forward_empty(xp, x, t)

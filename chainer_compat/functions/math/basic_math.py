@@ -13,7 +13,7 @@ import numpy
 
 from chainer_compat import backend, utils
 from chainer_compat import variable as _variable_module
-from chainer_compat.configuration import config as _config
+from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_node import FunctionNode
 
 # Variable.__getitem__/reshape/transpose reach these through this module (_ops): see NOTE
@@ -42,7 +42,7 @@ _SCALARS = (int, float, complex, numpy.generic)
 # other case goes through the FunctionNode, which remains the reference behaviour.
 def _direct(x: Variable, other: Variable | None = None) -> bool:
     """Whether an operator on ``x`` (and ``other``) may skip its node: see the NOTE above."""
-    flags = _config._fast
+    flags = _thread_flags.flags
     if flags.enable_backprop or flags.hooks or flags.debug or type(x._array) is not _ndarray:
         return False
     if other is None:
@@ -325,7 +325,7 @@ def mul(self: Variable, rhs: Any) -> Variable:
         array = self._array
         scalar_type = array.dtype.type  # _preprocess_const, inlined on this hot path
         value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
-        flags = _config._fast
+        flags = _thread_flags.flags
         if type(array) is _ndarray and not (flags.enable_backprop or flags.hooks or flags.debug):
             # _direct and _wrap inlined: a gradient times a constant is the commonest
             # operation of a backward (NOTE [operators without a node]).

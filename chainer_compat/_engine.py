@@ -34,7 +34,9 @@ _heappop = heapq.heappop
 # without retain_grad, grad()'s capture or debug checks. _Run.run handles that case inline (a
 # method call costs as much as the work it would wrap); everything else goes through the named
 # helpers below, which are the reference behaviour. _FORCE_GENERAL_PATH makes every step take
-# the helpers, so tests can check the two give identical results.
+# the helpers, so tests can check the two give identical results. In a chain each step queues
+# exactly one function while nothing else is pending; that one is kept aside (``solo``) and run
+# next without going through the heap, in the same order the heap would give.
 _FORCE_GENERAL_PATH = False
 _FIRST_ONLY = (0,)
 
@@ -119,8 +121,17 @@ class _Run:
         tick = self.counter.__next__
         plain = (self.captured is None and not self.retain_grad and not self.debug
                  and not _FORCE_GENERAL_PATH)
-        while pending:
-            func = _heappop(pending)[2]
+        # The one function a step queued while nothing else was pending: a chain's next step
+        # skips the heap (NOTE [engine fast path]).
+        solo: FunctionNode | None = None
+        while True:
+            if solo is not None:
+                func = solo
+                solo = None
+            elif pending:
+                func = _heappop(pending)[2]
+            else:
+                break
             # 1. Gather the output gradients: complete, since every consumer ran before.
             outputs = func._graph_outputs  # NOTE [compact links]
             if plain and type(outputs) is _weakref:
@@ -204,7 +215,13 @@ class _Run:
                 # 5. Queue the creator of each input that received a gradient, once.
                 if creator not in queued:
                     queued.add(creator)
-                    _heappush(pending, (-creator.rank, tick(), creator))
+                    if solo is None and not pending:
+                        solo = creator
+                    else:
+                        if solo is not None:  # queued first, so it keeps its place in ties
+                            _heappush(pending, (-solo.rank, tick(), solo))
+                            solo = None
+                        _heappush(pending, (-creator.rank, tick(), creator))
 
     def push_creators(self, func: FunctionNode, indexes: tuple[int, ...]) -> None:
         """Queues the creators of ``func``'s inputs that received a gradient."""

@@ -169,11 +169,11 @@ class FunctionAdapter(FunctionNode):
         function: Any = self._function
         input_nodes: Any = self._graph_inputs  # NOTE [compact links]
         checker = _function_node_module._saved_arrays
+        node: Any = None  # the one input, when unrolled
         if type(input_nodes) is VariableNode and len(grad_outputs) == 1:
             # One input and one output, the commonest old-style Function: the loops below,
             # unrolled.
             node = input_nodes
-            input_nodes = (node,)
             count = 1
             data = node._data if self._input_indexes_to_retain else None
             if data is not None and checker is not _no_saved_array_checks:
@@ -208,20 +208,19 @@ class FunctionAdapter(FunctionNode):
 
         if type(input_grads) is not tuple:
             input_grads = self._as_grad_tuple(input_grads)
-        if count == 1 and len(input_grads) == 1 and target_input_indexes == _FIRST_ONLY:
+        if node is not None and len(input_grads) == 1 and target_input_indexes == _FIRST_ONLY:
             # The one-input case of the checks and wrapping below, unrolled.
             gx = input_grads[0]
-            if gx is None:
-                result: list[Variable | None] = [None]
-            else:
-                node = input_nodes[0]
+            if gx is not None:
                 if (type(gx) is not node._array_type or gx.dtype is not node.dtype
                         or gx.shape != node.shape):
                     _check_grad_type(self, node, True, gx)  # raises unless equal after all
-                result = [_new_variable(gx, True)]
+                gx = _new_variable(gx, True)
             if _thread_flags.flags.enable_backprop:
-                _OldStyleGradient.connect(self, grad_outputs, result)
-            return tuple(result)
+                _OldStyleGradient.connect(self, grad_outputs, [gx])
+            return (gx,)
+        if node is not None:
+            input_nodes = (node,)
         if len(input_grads) != count:
             raise ValueError(self._get_error_message(
                 f"backward of {self.label} must return one gradient (or None) per input, "

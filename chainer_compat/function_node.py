@@ -325,8 +325,18 @@ class FunctionNode:
             if retain is not None:
                 if retain is _FIRST_INPUT and len(input_nodes) == 1:
                     # One input, kept (old-style Functions keep their inputs by default).
-                    input_nodes[0]._data = in_data[0]
-                    if _saved_arrays is not _NoSavedArrayChecks:
+                    array = in_data[0]
+                    input_nodes[0]._data = array
+                    checker = _saved_arrays
+                    if checker is _NoSavedArrayChecks:
+                        pass
+                    elif (type(array) is _ndarray and checker.lone_records
+                            and array.nbytes <= checker.small_nbytes
+                            and self._saved_records is None):
+                        # _record_kept's lone record, inlined: one per old-style node.
+                        self._saved_lone_array = array
+                        self._saved_records = array.tobytes()
+                    else:
                         _record_kept(self, input_nodes)
                 else:
                     self._retain_inputs_now(input_nodes, in_data)

@@ -459,6 +459,50 @@ def test_ties_in_rank_break_in_queue_order_deterministically():
     assert order() == order()
 
 
+@pytest.mark.parametrize("force_general", [False, True])
+def test_equal_ranks_run_in_the_order_they_were_queued(force_general, monkeypatch):
+    # Add2's step queues the creator of input 0, then that of input 1. The fast path keeps a
+    # lone queued function out of the heap; a second one in the same step must not overtake it.
+    from chainer_compat import _engine
+
+    monkeypatch.setattr(_engine, "_FORCE_GENERAL_PATH", force_general)
+
+    def order(first: str, second: str) -> list[str]:
+        log: list[str] = []
+        x = var(1.0)
+        a, _ = scale(x, 2.0, log, first)
+        b, _ = scale(x, 3.0, log, second)
+        total, = Add2().apply((a, b))
+        y, _ = scale(total, 1.0, log, "top")
+        y.backward()
+        numpy.testing.assert_allclose(x.grad, [5.0])
+        return log
+
+    assert order("A", "B") == ["top", "A", "B"]
+    assert order("B", "A") == ["top", "B", "A"]
+
+
+@pytest.mark.parametrize("force_general", [False, True])
+def test_a_function_queued_behind_a_pending_one_waits_its_turn(force_general, monkeypatch):
+    # Two chains from q, of 5 and 3 functions, joined at the top. When F4 queues F3, P3 (same
+    # rank, queued earlier) is pending: the heap, not the fast path's lone slot, decides.
+    from chainer_compat import _engine
+
+    monkeypatch.setattr(_engine, "_FORCE_GENERAL_PATH", force_general)
+    log: list[str] = []
+    x = var(1.0)
+    q, _ = scale(x, 2.0, log, "Q")
+    f = p = q
+    for i in range(1, 6):
+        f, _ = scale(f, 1.0, log, f"F{i}")
+    for i in range(1, 4):
+        p, _ = scale(p, 1.0, log, f"P{i}")
+    total, = Add2().apply((f, p))
+    total.backward()
+    assert log == ["F5", "F4", "P3", "F3", "P2", "F2", "P1", "F1", "Q"]
+    numpy.testing.assert_allclose(x.grad, [4.0])
+
+
 def test_unchain_backward_stops_backprop():
     x = var(1.0)
     h = x * 2.0

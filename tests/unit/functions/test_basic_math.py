@@ -71,6 +71,26 @@ def test_array_constant_gets_no_gradient_and_variable_dtype(op):
     assert x.grad is not None and x.grad.dtype == numpy.float32
 
 
+def test_exact_scalar_types_are_scalars_by_isinstance_too():
+    # The operators' set lookup is a shortcut for isinstance(rhs, _SCALARS): never wider.
+    assert numpy.float32 in basic_math._EXACT_SCALARS and float in basic_math._EXACT_SCALARS
+    for scalar_type in basic_math._EXACT_SCALARS:
+        assert issubclass(scalar_type, basic_math._SCALARS), scalar_type
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
+                                operator.pow])
+@pytest.mark.parametrize("constant", [2, 2.0, True, numpy.float16(2), numpy.int8(2),
+                                      numpy.float64(2)], ids=repr)
+def test_scalar_constants_of_any_scalar_type_keep_the_variable_dtype(op, constant):
+    x = Variable(make((3,), numpy.float32))
+    value = numpy.float32(constant)
+    for y, expected in ((op(x, constant), op(x.array, value)),
+                        (op(constant, x), op(value, x.array))):
+        assert y.dtype == numpy.float32
+        numpy.testing.assert_allclose(y.array, expected, rtol=1e-6)
+
+
 def test_matmul_gradients_2d_batched_and_vectors():
     cases = [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((3,), (3, 2)), ((2, 3), (3,)),
              ((3,), (3,))]

@@ -81,6 +81,8 @@ class FunctionAdapter(FunctionNode):
         super().__init__()
         self._weak_function = _weakref(function)
         function._owned_node = self
+        if function._outputs_link is None:
+            function._outputs_link = ()  # no longer fresh: see Function._outputs_link
 
     @property
     def function(self) -> Function | None:
@@ -150,6 +152,8 @@ class FunctionAdapter(FunctionNode):
         function._node = _weakref(self)
         if function._owned_node is self:
             function._owned_node = None
+        if function._outputs_link is None:
+            function._outputs_link = ()  # no longer fresh: see Function._outputs_link
         return function
 
     def backward(self, target_input_indexes: tuple[int, ...],
@@ -368,6 +372,9 @@ class Function:
     _node: Any = None  # a weak reference to the adapter, once one was handed out
     _owned_node: FunctionAdapter | None = None
     # The adapter's weak references to its outputs, shared; the adapter itself during a call.
+    # None only while the Function never had an adapter (then _node and _owned_node are None
+    # too), so that __call__ recognises a fresh Function by this one attribute; () once it had
+    # one but holds no link.
     _outputs_link: Any = None
 
     def __call__(self, *inputs: Any) -> Any:
@@ -379,21 +386,23 @@ class Function:
         Returns:
             One Variable, or a tuple of Variables when the function has several outputs.
         """
-        node = self._owned_node
-        if node is not None:
-            self._owned_node = None
-            node._weak_function = None
-            self._node = _weakref(node)
-        elif self._node is None and self._outputs_link is None:
+        node: FunctionAdapter | None
+        if self._outputs_link is None:
             # A fresh Function, the common case. FunctionNode keeps its state in class-level
             # defaults, so skipping FunctionAdapter.__init__ (which only sets the weak
             # reference) is safe.
             node = _new(FunctionAdapter if type(self).check_type_forward
                         is _function_base_check_type_forward else _TypeCheckingAdapter)
         else:
-            node = self._applied_node()
-            if node is None:
-                node = _new(_TypeCheckingAdapter if _checks_types(self) else FunctionAdapter)
+            node = self._owned_node
+            if node is not None:
+                self._owned_node = None
+                node._weak_function = None
+                self._node = _weakref(node)
+            else:
+                node = self._applied_node()
+                if node is None:
+                    node = _new(_TypeCheckingAdapter if _checks_types(self) else FunctionAdapter)
         # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
         node._function = self
         # While it runs, forward reaches the adapter (retain_inputs, retain_outputs) through
@@ -402,7 +411,8 @@ class Function:
         try:
             outputs = node.apply(inputs)
         finally:
-            self._outputs_link = node._graph_outputs
+            link = node._graph_outputs  # None when no graph was recorded
+            self._outputs_link = () if link is None else link
         if len(outputs) == 1:
             return outputs[0]
         return outputs

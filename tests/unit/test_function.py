@@ -371,6 +371,38 @@ def test_a_failed_call_leaves_no_cycle_between_function_and_adapter(no_gc):
     assert function_ref() is None and adapter_ref() is None
 
 
+def test_a_call_after_a_failed_one_reuses_the_adapter_the_user_holds():
+    class FailsOnce(function.Function):
+        failed = False
+
+        def forward_cpu(self, inputs):
+            if not self.failed:
+                self.failed = True
+                raise ValueError("boom")
+            return inputs[0] * 2,
+
+    f = FailsOnce()
+    adapter = f.node  # owned by f until the first call
+    with pytest.raises(ValueError, match="boom"):
+        f(C.Variable(_random(2)))
+    y = f(C.Variable(_random(2)))
+    assert y.creator_node is adapter and f.node is adapter and adapter.function is f
+
+
+def test_a_function_called_without_backprop_records_its_graph_when_called_again():
+    f = Square()
+    held = f.node
+    with C.no_backprop_mode():
+        assert f(C.Variable(_random(2))).creator is None
+    y = f(C.Variable(_random(2)))
+    assert y.creator is f and y.creator_node is held
+    fresh = Square()
+    with C.no_backprop_mode():
+        fresh(C.Variable(_random(2)))
+    y = fresh(C.Variable(_random(2)))
+    assert y.creator is fresh and fresh.node is y.creator_node
+
+
 def test_setting_creator_to_a_function_stores_its_adapter():
     f = Square()
     x = C.Variable(_random(2))

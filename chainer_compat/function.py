@@ -213,12 +213,14 @@ class FunctionAdapter(FunctionNode):
         if type(input_grads) is not tuple:
             input_grads = self._as_grad_tuple(input_grads)
         if node is not None and len(input_grads) == 1 and target_input_indexes == _FIRST_ONLY:
-            # The one-input case of the checks and wrapping below, unrolled.
+            # The one-input case of the wrapping below, unrolled. compat: Chainer's adapter
+            # also checks this gradient's type, dtype and shape here. The engine runs that same
+            # check (_check_grad_type, naming this Function) on every gradient it takes, and a
+            # lone input's gradient is always one it takes, so only a direct call of
+            # adapter.backward would see the difference: it gets the gradient unchecked. That
+            # saves a node 2% of its instructions.
             gx = input_grads[0]
             if gx is not None:
-                if (type(gx) is not node._array_type or gx.dtype is not node.dtype
-                        or gx.shape != node.shape):
-                    _check_grad_type(self, node, True, gx)  # raises unless equal after all
                 gx = _new_variable(gx, True)
             if _thread_flags.flags.enable_backprop:
                 _OldStyleGradient.connect(self, grad_outputs, [gx])

@@ -648,6 +648,29 @@ def test_backward_returning_a_wrong_dtype_names_the_function():
         _backprop_through(WrongDtype, numpy.ones(2))
 
 
+@pytest.mark.parametrize("entry", ["backward", "double_backprop", "grad", "hook", "debug"])
+def test_a_one_input_functions_wrong_gradient_is_rejected_by_every_engine_path(entry):
+    # The adapter leaves this check to the engine (compat note in FunctionAdapter.backward).
+    class WrongShape(Square):
+        def backward_cpu(self, inputs, grad_outputs):
+            return numpy.ones(3),
+
+    x = C.Variable(numpy.ones(2))
+    y = WrongShape()(x)
+    with pytest.raises(ValueError, match=r"(?s)WrongShape.*Shape of data and grad mismatch"):
+        if entry == "grad":
+            C.grad([y], [x], [C.Variable(numpy.ones(2))])
+        elif entry == "hook":
+            with RecordingHook():
+                y.grad = numpy.ones(2)
+                y.backward()
+        else:
+            y.grad = numpy.ones(2)
+            with C.using_config("debug", entry == "debug"):
+                y.backward(enable_double_backprop=entry == "double_backprop")
+    assert x.grad is None  # nothing half accumulated
+
+
 def test_wrong_gradient_of_an_input_that_needs_none_is_still_rejected():
     class WrongForConstant(Function):
         def forward_cpu(self, inputs):

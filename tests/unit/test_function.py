@@ -671,6 +671,16 @@ def test_a_one_input_functions_wrong_gradient_is_rejected_by_every_engine_path(e
     assert x.grad is None  # nothing half accumulated
 
 
+@pytest.mark.parametrize("gradient", [1.0, 1, [1.0, 1.0], numpy.float64(1.0)], ids=repr)
+def test_a_one_input_functions_non_array_gradient_is_a_type_error_naming_it(gradient):
+    class NotAnArray(Square):
+        def backward_cpu(self, inputs, grad_outputs):
+            return gradient,
+
+    with pytest.raises(TypeError, match=r"(?s)NotAnArray.*Type of grad is invalid"):
+        _backprop_through(NotAnArray, numpy.ones(2))
+
+
 def test_wrong_gradient_of_an_input_that_needs_none_is_still_rejected():
     class WrongForConstant(Function):
         def forward_cpu(self, inputs):

@@ -331,17 +331,17 @@ class FunctionNode:
                     if checker is _NoSavedArrayChecks:
                         pass
                     elif (type(array) is _ndarray and checker.lone_records
-                            and array.nbytes <= checker.small_nbytes
-                            and self._saved_records is None):
-                        # _record_kept's lone record, inlined: one per old-style node.
+                            and array.nbytes <= checker.small_nbytes):
+                        # _record_kept's lone record, inlined: one per old-style node. It
+                        # replaces whatever an earlier application of this node recorded.
                         self._saved_lone_array = array
                         self._saved_records = array.tobytes()
                     else:
-                        _record_kept(self, input_nodes)
+                        _record_kept(self, input_nodes, True)
                 else:
                     self._retain_inputs_now(input_nodes, in_data)
             if self._output_indexes_to_retain is not None:
-                self._retain_outputs_now(ret, outputs)
+                self._retain_outputs_now(ret, outputs, retain is None)
             if flags.lazy_grad_sum:
                 self.lazy_grad_sum = True
         return ret
@@ -439,9 +439,10 @@ class FunctionNode:
             self._input_indexes_to_retain = indexes
             kept = [input_nodes[i] for i in indexes]
         if _saved_arrays is not _NoSavedArrayChecks:
-            _record_kept(self, kept)
+            _record_kept(self, kept, True)
 
-    def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...]) -> None:
+    def _retain_outputs_now(self, ret: tuple[Variable, ...], outputs: tuple[Any, ...],
+                            first_record: bool) -> None:
         indexes = tuple(self._output_indexes_to_retain)
         count = len(ret)
         for index in indexes:
@@ -453,7 +454,7 @@ class FunctionNode:
         self._output_count = count
         self._retained_output_data = tuple([outputs[i] for i in indexes])
         if _saved_arrays is not _NoSavedArrayChecks:
-            _record_kept(self, [ret[i]._node for i in indexes])
+            _record_kept(self, [ret[i]._node for i in indexes], first_record)
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         from chainer_compat.utils import type_check  # layer 2, imported on first use
@@ -666,14 +667,25 @@ class _NoSavedArrayChecks:
 _saved_arrays: Any = _NoSavedArrayChecks
 
 
-def _record_kept(func: FunctionNode, nodes: Sequence[VariableNode]) -> None:
+def _record_kept(func: FunctionNode, nodes: Sequence[VariableNode], first: bool) -> None:
     """Hands the arrays ``func`` keeps for backward to the saved-array checker.
 
     One small NumPy array, the commonest case, is recorded here as the checker's lone record
     (NOTE [saved records] in autograd/_saved_arrays.py) while the checker says nothing else
     needs checking; the checker records everything else.
+
+    Args:
+        func: The node that keeps the arrays.
+        nodes: The VariableNodes holding them.
+        first: Whether these are the first arrays this application of ``func`` keeps. The
+            checker adds to the records it finds, so the records of an earlier application
+            of the same node are dropped first: compared against them, an array changed
+            before this application's forward would be reported as changed after it.
     """
     checker = _saved_arrays
+    if first and func._saved_records is not None:
+        func._saved_records = None
+        func._saved_lone_array = None
     if len(nodes) == 1 and checker.lone_records and func._saved_records is None:
         array = nodes[0]._data
         if type(array) is _ndarray and array.nbytes <= checker.small_nbytes:

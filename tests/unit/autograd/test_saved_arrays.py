@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy
 import pytest
 from sample_functions import CtxExp, ExpNode, OldStyleSquare, SquareNode
@@ -331,6 +333,57 @@ def test_a_function_keeping_an_input_and_an_output_checks_both(written):
         with pytest.raises(VersionMismatch, match=f"{written} 0"):
             y.grad = numpy.ones(2)
             y.backward()
+
+
+class KeepsTwoInputs(FunctionNode):
+    """Keeps both inputs: recorded by the checker rather than as a lone record."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return inputs[0] * inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        a, b = self.get_retained_inputs()
+        return grad_outputs[0] * b, grad_outputs[0] * a
+
+
+def _apply_again(kind, node, x):
+    if kind == "old-style":
+        return node(x)  # reuses its adapter while the first output lives
+    if kind == "two inputs":
+        return node.apply((x, Variable(arr(1.0, 1.0))))[0]
+    return node.apply((x,))[0]
+
+
+@pytest.mark.parametrize("kind", ["node", "old-style", "two inputs", "input and output"])
+def test_a_node_applied_again_compares_with_its_latest_forward(kind):
+    node = {"node": SquareNode, "old-style": OldStyleSquare, "two inputs": KeepsTwoInputs,
+            "input and output": KeepsBoth}[kind]()
+    x = Variable(arr(1.0, 2.0))
+    first = _apply_again(kind, node, x)
+    x.array[...] = 3.0  # before the second forward: that forward saw these values
+    second = _apply_again(kind, node, x)
+    if kind == "old-style":
+        assert second.creator_node is first.creator_node
+    F.sum(second).backward()
+    expected = {"node": 6.0, "old-style": 6.0, "two inputs": 1.0,
+                "input and output": float(numpy.exp(3.0))}[kind]
+    numpy.testing.assert_allclose(x.grad, [expected, expected])
+    third = _apply_again(kind, node, x)
+    x.array[0] = 4.0  # after the latest forward: still caught
+    with pytest.raises(VersionMismatch):
+        F.sum(third).backward()
+
+
+def test_a_node_applied_again_keeps_no_array_of_its_earlier_forward():
+    node = ExpNode()
+    x = Variable(arr(1.0, 2.0))
+    y, = node.apply((x,))
+    earlier = weakref.ref(y.array)
+    del y
+    y, = node.apply((x,))
+    assert earlier() is None
+    numpy.testing.assert_allclose(y.array, numpy.exp(arr(1.0, 2.0)))
 
 
 def test_one_small_saved_array_is_recorded_without_a_tuple():

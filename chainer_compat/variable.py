@@ -465,7 +465,12 @@ class Variable:
     @array.setter
     def array(self, data: Any) -> None:
         self._array = data
-        self._node._set_data_type(data)
+        node = self._node
+        if node._data is not None:
+            # compat: a node that keeps its array for backward keeps the new one, as Chainer's
+            # does (an old-style Function's backward then sees it, like get_retained_inputs).
+            node._data = data
+        node._set_data_type(data)
 
     data = array
 

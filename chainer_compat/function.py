@@ -183,9 +183,13 @@ class FunctionAdapter(FunctionNode):
             if data is not None and checker is not _no_saved_array_checks:
                 records = self._saved_records
                 # The checker's lone record, verified inline (NOTE [saved records] in
-                # autograd/_saved_arrays.py); anything else goes to the checker, as below.
-                if not (type(records) is bytes and self._saved_lone_array is data
+                # autograd/_saved_arrays.py) and then retired (NOTE [checked once]); anything
+                # else goes to the checker, as below.
+                if (type(records) is bytes and self._saved_lone_array is data
                         and checker.lone_records and data.tobytes() == records):
+                    self._saved_records = None
+                    self._saved_lone_array = None
+                else:
                     preserved = checker.on_read(self, node)
                     if preserved is not None:
                         data = preserved._array

@@ -44,6 +44,14 @@ _ndarray = numpy.ndarray
 #   and on any device. Free until the first bump; afterwards a dictionary lookup per array
 #   saved or read.
 #
+# NOTE [checked once]
+# Each saved array is checked by the first backward that reads it; that read retires its
+# record (_retire), and a later backward through the same graph reads the array as it is then,
+# as Chainer does. Chainer's own DCGAN example depends on it: the discriminator's parameters are
+# updated in place between the backward of its loss and the backward of the generator's loss,
+# through the same discriminator nodes. Retiring also lets the records go with the reads, so
+# they keep no array alive longer than the graph does.
+#
 # Values are compared, not write events: a write that stores the same bytes (or an array that
 # is modified and restored, as finite differences do) is not reported, because the gradient
 # cannot be wrong. Views share their base's values, so a write through a view or through its
@@ -56,7 +64,9 @@ SMALL_NBYTES = 4096
 class VersionMismatch(RuntimeError):
     """An array kept for backward was modified in place before backward read it.
 
-    Backward would have computed its gradient from the new values. Write into a copy instead,
+    Backward would have computed its gradient from the new values. Only the first backward that
+    reads a saved array checks it: later backwards through the same graph read it as it is, as
+    in Chainer. Write into a copy instead,
     modify the array only after backward, or record the forward inside
     :func:`chainer_compat.autograd.graph.allow_mutation_on_saved_tensors`.
     """
@@ -289,12 +299,14 @@ class SavedArrayChecker:
         array = node._data
         if type(records) is bytes:  # the lone record: NOTE [saved records]
             if func._saved_lone_array is array and not _versions and array.tobytes() == records:
+                _retire(func, array)
                 return None  # the common case: a small array, unchanged
             records = _records_of(func)
         if records[0] is array:
             fingerprint = records[1]
             if (type(fingerprint) is bytes and records[3] is None and not _versions
                     and array.tobytes() == fingerprint):
+                _retire(func, array)
                 return None  # the common case: a small array, unchanged
             record = records[:_STRIDE]
         else:
@@ -302,9 +314,13 @@ class SavedArrayChecker:
             if record is None:
                 return None
         if record[1] is None and record[3] is None and not _versions:
+            _retire(func, array)
             return None  # a large array saved unchecked (no fingerprint, version or copy)
         preserved = check(func, record, lambda: _name_node(func, node))
-        return None if preserved is None else _substitute(node, preserved)
+        if preserved is None:
+            _retire(func, array)
+            return None
+        return _substitute(node, preserved)
 
     @staticmethod
     def record_arrays(func: Any, arrays: list[Any]) -> None:
@@ -323,7 +339,30 @@ class SavedArrayChecker:
         if record is None:
             return array
         preserved = check(func, record, lambda: what)
-        return array if preserved is None else preserved
+        if preserved is None:
+            _retire(func, array)
+            return array
+        return preserved
+
+
+def _retire(func: Any, array: Any) -> None:
+    """Drops the record of ``array``: a backward has read it and found it unchanged.
+
+    NOTE [checked once]: from then on the array is read as it is, as Chainer reads it. A record
+    holding a preserved copy (allow_mutation_on_saved_tensors) stays, so every read gets the
+    preserved value.
+    """
+    records = func._saved_records
+    if type(records) is bytes:
+        if func._saved_lone_array is array:
+            func._saved_records = None
+            func._saved_lone_array = None
+        return
+    for start in range(0, len(records or ()), _STRIDE):
+        if records[start] is array:
+            if records[start + 3] is None:
+                func._saved_records = records[:start] + records[start + _STRIDE:] or None
+            return
 
 
 def _find(records: tuple[Any, ...], array: Any) -> tuple[Any, ...] | None:

@@ -51,7 +51,8 @@ def increment_version(*arrays: Any) -> None:
     may be saved for backward.
 
     A function that saved one of these arrays (or a view of the same memory) before the call
-    raises :class:`~chainer_compat.autograd.VersionMismatch` when its backward reads it. Unlike
+    raises :class:`~chainer_compat.autograd.VersionMismatch` when its backward reads it, unless
+    an earlier backward already read it (each saved array is checked once). Unlike
     the automatic check, this catches writes to arrays of any size, writes that store the same
     values, and writes on CuPy arrays, at the cost of one dictionary lookup per saved array
     while any version exists. Call it after (or before) the write; the write itself is not

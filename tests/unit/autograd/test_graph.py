@@ -149,3 +149,17 @@ def test_old_style_retained_input_keeps_its_forward_value():
     x.array += 10.0
     F.sum(y).backward()
     numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+@pytest.mark.parametrize("make", [lambda x: OldStyleSquare()(x),
+                                  lambda x: SquareNode().apply((x,))[0]])
+def test_every_backward_gets_the_preserved_value(make):
+    # NOTE [checked once] retires records once read, except those holding a preserved copy.
+    with allow_mutation_on_saved_tensors():
+        x = Variable(arr(1.0, 2.0))
+        y = make(x)
+    x.array += 10.0
+    for _ in range(2):
+        x.cleargrad()
+        F.sum(y).backward()
+        numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])

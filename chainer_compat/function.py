@@ -510,19 +510,7 @@ class Function:
                 f"output_data of {self.label} must be retained to be read, got no retained "
                 "outputs (forward did not call retain_outputs, or the graph was released): "
                 "call self.retain_outputs((0,)) in forward with the indexes backward needs")
-        output_data = node.output_data
-        checker = _function_node_module._saved_arrays
-        if checker is _no_saved_array_checks or node.outputs is None:
-            return output_data
-        # Same checks as for the retained inputs in FunctionAdapter.backward.
-        checked = list(output_data)
-        for index in node._output_indexes_to_retain:
-            output_node = node.outputs[index]()
-            if output_node is not None and output_node._data is not None:
-                preserved = checker.on_read(node, output_node)
-                if preserved is not None:
-                    checked[index] = preserved._array
-        return tuple(checked)
+        return node.output_data  # checked for in-place writes, as the retained inputs are
 
     def unchain(self) -> None:
         """Removes the function's node from the graph: its outputs become roots."""

@@ -173,7 +173,11 @@ class FunctionNode:
 
     @property
     def output_data(self) -> tuple[Any, ...]:
-        """Output arrays retained by :meth:`retain_outputs` (None where not retained)."""
+        """Output arrays retained by :meth:`retain_outputs` (None where not retained).
+
+        Each is checked for in-place writes since forward, as ``get_retained_outputs`` checks
+        it (chainer_compat.autograd's saved-array checks).
+        """
         if self._retained_output_data is None:
             raise RuntimeError(
                 "retained output data is gone: call retain_outputs() in forward to keep it")
@@ -181,7 +185,10 @@ class FunctionNode:
         if count is None:
             count = 0 if self.outputs is None else len(self.outputs)
         out_data: list[Any] = [None] * count
+        checker = _saved_arrays
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
+            if data is not None:
+                data = checker.read_array(self, data, f"output {index}")
             out_data[index] = data
         return tuple(out_data)
 
@@ -593,6 +600,9 @@ class FunctionNode:
                 node.unchain()
         self.inputs = None
         self.outputs = None
+        if self._saved_records is not None:  # the arrays they name go with the inputs
+            self._saved_records = None
+            self._saved_lone_array = None
 
     # ----------------------------------------------------------------------------- hooks
     def add_hook(self, hook: FunctionHook, name: str | None = None) -> HookHandle:
@@ -662,6 +672,11 @@ class _NoSavedArrayChecks:
     def on_read(func: Any, node: Any) -> None:
         """Returns None: hand out the node's own Variable."""
         return None
+
+    @staticmethod
+    def read_array(func: Any, array: Any, what: str) -> Any:
+        """Returns the array itself."""
+        return array
 
 
 _saved_arrays: Any = _NoSavedArrayChecks

@@ -1007,6 +1007,26 @@ def test_output_data_modified_in_place_is_caught_before_backward(saved_array_che
         F.sum(y).backward()
 
 
+def test_output_data_of_a_dropped_output_is_still_checked(saved_array_checks):
+    class TwoOutputs(Function):
+        def forward_cpu(self, inputs):
+            self.retain_inputs(())
+            self.retain_outputs((0, 1))
+            return inputs[0] * 2, inputs[0] * 3
+
+        def backward_cpu(self, inputs, grad_outputs):
+            _, second = self.output_data
+            return grad_outputs[0] * second,
+
+    x = C.Variable(numpy.array([1.0, 2.0]))
+    first, second = TwoOutputs()(x)
+    kept = second.array
+    del second  # its Variable and node go; the Function keeps its array
+    kept[...] = 100.0
+    with pytest.raises(saved_array_checks.VersionMismatch, match="output 1 of TwoOutputs"):
+        F.sum(first).backward()
+
+
 def test_backward_gets_the_values_preserved_by_allow_mutation(saved_array_checks):
     with saved_array_checks.allow_mutation_on_saved_tensors():
         x = C.Variable(numpy.array([1.0, 2.0]))

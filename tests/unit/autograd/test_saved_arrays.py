@@ -406,6 +406,40 @@ def test_a_checked_record_no_longer_keeps_its_array():
     assert node._saved_records is None and node._saved_lone_array is None
 
 
+class ExpByOutputData(FunctionNode):
+    """Reads its kept output through output_data, as code ported from old-style does."""
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return numpy.exp(inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.output_data
+        return grad_outputs[0] * y,
+
+
+def test_function_node_output_data_is_checked():
+    x = Variable(arr(0.0, 1.0))
+    y = ExpByOutputData().apply((x,))[0]
+    y.array[...] = 5.0
+    with pytest.raises(VersionMismatch, match="output 0 of ExpByOutputData"):
+        F.sum(y).backward()
+    fine = ExpByOutputData().apply((x,))[0]
+    F.sum(fine).backward()
+    numpy.testing.assert_allclose(x.grad, numpy.exp([0.0, 1.0]))
+
+
+def test_unchain_lets_the_kept_arrays_go():
+    node = SquareNode()
+    x = Variable(large())
+    y, = node.apply((x,))
+    kept = weakref.ref(x.array)
+    node.unchain()
+    del x
+    assert kept() is None
+    assert node._saved_records is None
+
+
 def test_a_node_applied_again_keeps_no_array_of_its_earlier_forward():
     node = ExpNode()
     x = Variable(arr(1.0, 2.0))

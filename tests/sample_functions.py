@@ -49,6 +49,19 @@ class SquareNode(FunctionNode):
         return grad_outputs[0] * x * 2.0,
 
 
+class MulNode(FunctionNode):
+    """Keeps both inputs: more than one array, so the checker records them in its tuple form."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return inputs[0] * inputs[1],
+
+    def backward(self, indexes, grad_outputs):
+        a, b = self.get_retained_inputs()
+        gy, = grad_outputs
+        return tuple([gy * b, gy * a][i] for i in indexes)
+
+
 class ExpNode(FunctionNode):
     def forward(self, inputs):
         self.retain_outputs((0,))

@@ -8,10 +8,10 @@ from typing import ClassVar
 
 import numpy
 import pytest
-from sample_functions import CtxCube
+from sample_functions import CtxCube, MulNode
 
 import chainer_compat as C
-from chainer_compat import FunctionHook, FunctionNode, Variable, gradient_check
+from chainer_compat import FunctionHook, Variable, gradient_check
 from chainer_compat import functions as F
 from chainer_compat.autograd import Function, FunctionCtx
 from chainer_compat.function import Function as OldStyleFunction
@@ -724,17 +724,6 @@ class OldStyleSin(OldStyleFunction):
 
     def backward(self, inputs, grad_outputs):
         return grad_outputs[0] * numpy.cos(inputs[0]),
-
-
-class MulNode(FunctionNode):
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        return inputs[0] * inputs[1],
-
-    def backward(self, indexes, grad_outputs):
-        a, b = self.get_retained_inputs()
-        gy, = grad_outputs
-        return tuple([gy * b, gy * a][i] for i in indexes)
 
 
 class ScaledSum(Function):

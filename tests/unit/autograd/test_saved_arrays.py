@@ -6,7 +6,7 @@ import weakref
 
 import numpy
 import pytest
-from sample_functions import CtxExp, ExpNode, OldStyleSquare, SquareNode
+from sample_functions import CtxExp, ExpNode, MulNode, OldStyleSquare, SquareNode
 
 import chainer_compat as C
 from chainer_compat import FunctionNode, Variable
@@ -335,18 +335,6 @@ def test_a_function_keeping_an_input_and_an_output_checks_both(written):
             y.backward()
 
 
-class KeepsTwoInputs(FunctionNode):
-    """Keeps both inputs: recorded by the checker rather than as a lone record."""
-
-    def forward(self, inputs):
-        self.retain_inputs((0, 1))
-        return inputs[0] * inputs[1],
-
-    def backward(self, indexes, grad_outputs):
-        a, b = self.get_retained_inputs()
-        return grad_outputs[0] * b, grad_outputs[0] * a
-
-
 def _apply_again(kind, node, x):
     if kind == "old-style":
         return node(x)  # reuses its adapter while the first output lives
@@ -357,7 +345,7 @@ def _apply_again(kind, node, x):
 
 @pytest.mark.parametrize("kind", ["node", "old-style", "two inputs", "input and output"])
 def test_a_node_applied_again_compares_with_its_latest_forward(kind):
-    node = {"node": SquareNode, "old-style": OldStyleSquare, "two inputs": KeepsTwoInputs,
+    node = {"node": SquareNode, "old-style": OldStyleSquare, "two inputs": MulNode,
             "input and output": KeepsBoth}[kind]()
     x = Variable(arr(1.0, 2.0))
     first = _apply_again(kind, node, x)

@@ -21,6 +21,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.get_item import get_item  # noqa: F401
 from chainer_compat.functions.array.reshape import reshape  # noqa: F401
 from chainer_compat.functions.array.transpose import transpose  # noqa: F401
+from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
@@ -406,6 +407,20 @@ def rdiv(self: Variable, rhs: Any) -> Variable:
     return Div().apply((_preprocess_rhs(self, rhs), self))[0]
 
 
+# ------------------------------------------------------------------------------- floordiv
+def floordiv(self: Variable, rhs: Any) -> Variable:
+    """``self // rhs``: ``floor(self / rhs)``, a new Variable that requires no gradient.
+
+    compat: as in Chainer, floor division is not differentiable and starts a new graph.
+    """
+    return _floor(div(self, rhs))
+
+
+def rfloordiv(self: Variable, rhs: Any) -> Variable:
+    """``rhs // self``: ``floor(rhs / self)``, a new Variable that requires no gradient."""
+    return _floor(rdiv(self, rhs))
+
+
 # ------------------------------------------------------------------------------------ pow
 class PowVarVar(_Binary):
     """``lhs ** rhs`` with broadcasting."""
@@ -525,7 +540,9 @@ def _install_variable_operators() -> None:
     # The binary operators go straight onto the class: one Python frame less per operation.
     for name, function in (("__add__", add), ("__radd__", add), ("__sub__", sub),
                            ("__rsub__", rsub), ("__mul__", mul), ("__rmul__", mul),
-                           ("__truediv__", div), ("__rtruediv__", rdiv), ("__pow__", pow),
+                           ("__truediv__", div), ("__rtruediv__", rdiv),
+                           ("__floordiv__", floordiv), ("__rfloordiv__", rfloordiv),
+                           ("__pow__", pow),
                            ("__rpow__", rpow), ("__neg__", neg), ("__abs__", absolute),
                            ("__matmul__", matmul), ("__rmatmul__", rmatmul)):
         setattr(Variable, name, function)

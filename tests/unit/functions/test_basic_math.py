@@ -91,6 +91,23 @@ def test_scalar_constants_of_any_scalar_type_keep_the_variable_dtype(op, constan
         numpy.testing.assert_allclose(y.array, expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("left, right", [
+    ("variable", 2), ("variable", 2.0), (7, "variable"), ("variable", "array"),
+    ("array", "variable"), ("variable", "variable")])
+def test_floor_division_is_floor_of_true_division_with_no_gradient(left, right):
+    # compat: Chainer's x // y is floor(x / y), a new Variable that requires no gradient.
+    data = numpy.array([[1.5, 3.0], [4.5, -7.0]], numpy.float32)
+    other = numpy.array([2.0, 3.0], numpy.float32)
+    x = Variable(data)
+    values = {"variable": (x, data), "array": (other, other)}
+    a, a_value = values.get(left, (left, left))
+    b, b_value = values.get(right, (right, right))
+    y = a // b
+    assert isinstance(y, Variable) and y.dtype == numpy.float32
+    numpy.testing.assert_array_equal(y.array, numpy.floor(a_value / b_value))
+    assert y.creator is None and not y.requires_grad
+
+
 def test_matmul_gradients_2d_batched_and_vectors():
     cases = [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((3,), (3, 2)), ((2, 3), (3,)),
              ((3,), (3,))]

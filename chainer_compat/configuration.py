@@ -11,7 +11,7 @@ import sys
 import threading
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple, TextIO
 
 import numpy
@@ -251,17 +251,44 @@ def _warn_if_misspelt(name: str) -> None:
 
     close = difflib.get_close_matches(name, sorted(_KEY_NAMES), n=1, cutoff=0.8)
     if close:
-        # stacklevel 4: this helper, using_config's body, contextlib's __enter__, the caller.
+        # stacklevel 3: this helper, using_config, the caller.
         warnings.warn(
             f"{name!r} is not a configuration key: did you mean {close[0]!r}? (using_config "
-            "sets it anyway, for keys of your own)", UserWarning, stacklevel=4)
+            "sets it anyway, for keys of your own)", UserWarning, stacklevel=3)
 
 
-@contextlib.contextmanager
-def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterator[None]:
+class _ConfigContext(contextlib.ContextDecorator):
+    """What :func:`using_config` returns: sets a key on enter and restores it on exit.
+
+    compat: reusable, as Chainer's is: ``cm = no_backprop_mode()`` may be entered again after
+    it exited (and nested in itself). Unlike Chainer's, it also works as a decorator.
+    """
+
+    def __init__(self, config: LocalConfig, name: str, value: Any) -> None:
+        self._config = config
+        self._name = name
+        self._value = value
+        self._previous: list[Any] = []  # one entry per enter not yet exited
+
+    def __enter__(self) -> None:
+        config = self._config
+        self._previous.append(config.__dict__.get(self._name, _MISSING))
+        setattr(config, self._name, self._value)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        old = self._previous.pop()
+        if old is _MISSING:
+            delattr(self._config, self._name)
+        else:
+            setattr(self._config, self._name, old)
+
+
+def using_config(name: str, value: Any,
+                 config: LocalConfig = config) -> contextlib.AbstractContextManager[None]:
     """Sets ``config.<name>`` to ``value`` for the current thread inside a ``with`` block.
 
-    The previous value (or its absence) comes back on exit, exceptions included.
+    The previous value (or its absence) comes back on exit, exceptions included. The returned
+    object may be entered again after it exited, as in Chainer.
 
     Args:
         name: Configuration key.
@@ -281,15 +308,7 @@ def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterato
             " (call it as using_config('train', False))")
     if name not in _KEY_NAMES and not hasattr(config, name):
         _warn_if_misspelt(name)
-    old = config.__dict__.get(name, _MISSING)
-    setattr(config, name, value)
-    try:
-        yield
-    finally:
-        if old is _MISSING:
-            delattr(config, name)
-        else:
-            setattr(config, name, old)
+    return _ConfigContext(config, name, value)
 
 
 def no_backprop_mode() -> contextlib.AbstractContextManager[None]:

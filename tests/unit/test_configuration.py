@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import subprocess
@@ -39,6 +40,44 @@ def test_using_config_restores_a_previous_local_value():
         with C.using_config("train", True):
             assert C.config.train is True
         assert C.config.train is False
+
+
+def test_a_config_context_can_be_entered_again_as_in_chainer():
+    evaluation = C.no_backprop_mode()
+    for _ in range(2):
+        with evaluation:
+            assert C.config.enable_backprop is False
+            with evaluation:  # nested in itself
+                assert C.config.enable_backprop is False
+            assert C.config.enable_backprop is False
+        assert C.config.enable_backprop is True
+    testing = C.using_config("train", False)
+    with testing:
+        assert C.config.train is False
+    with testing:
+        assert C.config.train is False
+    assert C.config.train is True
+
+
+def test_a_config_context_entered_without_exit_keeps_its_value():
+    testing = C.using_config("train", False)
+    testing.__enter__()
+    try:
+        del testing
+        gc.collect()
+        assert C.config.train is False  # as in Chainer: nothing restores it behind the scenes
+    finally:
+        del C.config.train
+    assert C.config.train is True
+
+
+def test_using_config_works_as_a_decorator():
+    @C.using_config("train", False)
+    def evaluate():
+        return C.config.train
+
+    assert evaluate() is False and evaluate() is False
+    assert C.config.train is True
 
 
 def test_using_config_name_must_be_a_string():

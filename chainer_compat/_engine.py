@@ -83,7 +83,7 @@ class _Run:
     """
 
     __slots__ = ("grads", "pending", "queued", "counter", "targets", "load_leaf_grads",
-                 "retain_grad", "loss_scale", "leaves", "captured", "capture_nodes", "seed_nodes",
+                 "retain_grad", "loss_scale", "leaves", "captured", "capture_nodes",
                  "debug")
 
     def __init__(self, targets: set[VariableNode] | None, load_leaf_grads: bool,
@@ -102,7 +102,6 @@ class _Run:
         self.leaves: list[VariableNode] = []
         self.captured: dict[VariableNode, Any] | None = None
         self.capture_nodes: set[VariableNode] = set()
-        self.seed_nodes: set[VariableNode] = set()
         self.debug = _config.debug
 
     # ------------------------------------------------------------------------- the loop
@@ -114,7 +113,6 @@ class _Run:
         grads = self.grads
         pending = self.pending
         targets = self.targets
-        seeds = self.seed_nodes
         queued = self.queued
         flags = _thread_flags.flags  # NOTE [fast flags]
         hooks = flags.hooks  # mutated in place by registrations
@@ -144,8 +142,9 @@ class _Run:
                     variable = node()  # NOTE [node as weak reference]
                     if variable is None and node._revived is not None:
                         variable = node._revived()
-                    if (variable is not None and variable._grad_var is not None
-                            and node not in seeds):
+                    if variable is not None and variable._grad_var is not None:
+                        # compat: as in Chainer, a processed output's gradient goes once
+                        # consumed, the starting Variable's included (unless retain_grad).
                         variable._grad_var = None
                 del grad
             else:
@@ -241,7 +240,6 @@ class _Run:
 
     def seed(self, node: VariableNode, grad: Variable) -> None:
         """Starts backprop at ``node`` with gradient ``grad``."""
-        self.seed_nodes.add(node)
         self.accumulate(node, grad, False)
         self.push(node._creator_node)
 
@@ -261,7 +259,7 @@ class _Run:
             if self.captured is not None and node in self.capture_nodes:
                 self.captured[node] = grad
             variable = node.get_variable_or_none()
-            if variable is not None and node not in self.seed_nodes:
+            if variable is not None:
                 if self.retain_grad:
                     variable._grad_var = grad
                     variable._loss_scale = self.loss_scale
@@ -446,11 +444,16 @@ def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backp
                            loss_scale: float | None) -> None:
     """``Variable.backward``: backprop from one Variable into every leaf that wants a grad."""
     if var._node._creator_node is None:
-        if var._graph_cut:
+        if var._graph_cut:  # issue 9's choice; Chainer treats it as a leaf
             raise RuntimeError(
                 "Variable.backward() must run before unchain_backward() cuts the graph, got a "
                 "variable whose graph was cut (no gradient would reach its inputs): call "
                 "backward() before unchain_backward() (or unchain())")
+        # compat: a leaf is its own gradient target, as in Chainer: one element and no
+        # gradient yet gets ones (times loss_scale); anything else is left as it is.
+        array = var._array
+        if array is not None and array.size == 1 and var._grad_var is None:
+            _initial_grad(var, loss_scale)
         return
     grad = _initial_grad(var, loss_scale)
     _backprop_to_all([(var._node, grad)], retain_grad, enable_double_backprop, loss_scale)

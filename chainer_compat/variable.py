@@ -672,7 +672,9 @@ class Variable:
         A Variable with one element and no gradient starts from a gradient of ones.
 
         Args:
-            retain_grad: Keep the gradients of intermediate Variables too.
+            retain_grad: Keep the gradients of intermediate Variables, and of this one. Without
+                it, this Variable's gradient (the one set, or the ones backward started from)
+                is cleared once used, as in Chainer.
             enable_double_backprop: Record the backward computation so the gradients can be
                 differentiated again.
             loss_scale: Multiply the starting gradient by this factor.

@@ -136,11 +136,28 @@ def test_accumulation_into_leaf_is_not_in_place():
     numpy.testing.assert_allclose(first, [2.0])
 
 
-def test_scalar_output_starts_from_ones_and_keeps_its_grad():
+def test_scalar_output_starts_from_ones_and_drops_them_unless_retain_grad():
+    # compat: Chainer clears the starting Variable's gradient once its creator consumed it,
+    # whether backward made it or the user set it.
     x = var(1.0, 2.0)
     y = F.sum(x * x)
     y.backward()
     numpy.testing.assert_allclose(x.grad, [2.0, 4.0])
+    assert y.grad is None
+    y.grad = numpy.array(3.0, numpy.float32)
+    x.cleargrad()
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, [6.0, 12.0])
+    assert y.grad is None
+    x.cleargrad()
+    y.backward(retain_grad=True)
+    numpy.testing.assert_allclose(y.grad, 1.0)
+
+
+def test_grad_with_retain_grad_keeps_the_outputs_gradient():
+    x = var(1.0, 2.0)
+    y = F.sum(x * x)
+    C.grad([y], [x], retain_grad=True)
     numpy.testing.assert_allclose(y.grad, 1.0)
 
 
@@ -160,10 +177,16 @@ def test_non_scalar_without_grad_says_to_set_grad():
     assert x.grad is None
 
 
-def test_backward_from_root_does_nothing():
-    x = var(1.0)
-    x.backward()
-    assert x.grad is None
+def test_backward_from_a_leaf_gives_a_one_element_leaf_ones_and_nothing_else():
+    # compat: as in Chainer, a Variable without a creator is its own gradient target.
+    x = Variable(numpy.array(2.0, numpy.float32))
+    x.backward(loss_scale=4.0)
+    numpy.testing.assert_allclose(x.grad, 4.0)
+    x.backward()  # it has a gradient now: left alone
+    numpy.testing.assert_allclose(x.grad, 4.0)
+    v = var(1.0, 2.0)
+    v.backward()
+    assert v.grad is None
 
 
 def test_no_grad_for_inputs_that_do_not_require_it():

@@ -32,11 +32,9 @@ _new = object.__new__
 
 
 # Python and NumPy scalars: the operands that become a constant of the Variable's dtype.
-_SCALARS = (int, float, complex, numpy.generic)
-# The exact types of _SCALARS' common members: a set lookup settles them faster than isinstance
-# walks the tuple (a NumPy scalar is its last entry).
-_EXACT_SCALARS = frozenset([int, float, complex, bool]
-                           + [numpy.dtype(code).type for code in "?bhilqBHILQefdgFDG"])
+# NumPy's comes first: isinstance tries the entries in order, and a NumPy scalar (the commonest
+# constant in a backward) failing the other three first costs 80 ns instead of 25.
+_SCALARS = (numpy.generic, float, int, complex)
 
 
 # NOTE [operators without a node]
@@ -212,7 +210,7 @@ def add(*xs: Any) -> Variable:
         lhs, rhs = xs
         if not isinstance(lhs, Variable):
             lhs, rhs = rhs, lhs
-        if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+        if isinstance(rhs, _SCALARS):
             value = _preprocess_const(lhs, rhs)
             if _direct(lhs):
                 return _wrap(lhs._array + value, lhs)
@@ -267,7 +265,7 @@ class SubFromConstant(_Unary):
 
 def sub(self: Variable, rhs: Any) -> Variable:
     """``self - rhs``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         return AddConstant(-_preprocess_const(self, rhs)).apply((self,))[0]
     if isinstance(rhs, Variable) and _direct(self, rhs):
         return _wrap(self._array - rhs._array, self, rhs)
@@ -276,7 +274,7 @@ def sub(self: Variable, rhs: Any) -> Variable:
 
 def rsub(self: Variable, rhs: Any) -> Variable:
     """``rhs - self``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         return SubFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
     return Sub().apply((_preprocess_rhs(self, rhs), self))[0]
 
@@ -326,7 +324,7 @@ class MulConstant(_Unary):
 
 def mul(self: Variable, rhs: Any) -> Variable:
     """``self * rhs``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         array = self._array
         scalar_type = array.dtype.type  # _preprocess_const, inlined on this hot path
         value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
@@ -394,7 +392,7 @@ class DivFromConstant(_Unary):
 
 def div(self: Variable, rhs: Any) -> Variable:
     """``self / rhs``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         value = _preprocess_const(self, rhs)
         return MulConstant(value.dtype.type(1) / value).apply((self,))[0]
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
@@ -402,7 +400,7 @@ def div(self: Variable, rhs: Any) -> Variable:
 
 def rdiv(self: Variable, rhs: Any) -> Variable:
     """``rhs / self``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         return DivFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
     return Div().apply((_preprocess_rhs(self, rhs), self))[0]
 
@@ -493,14 +491,14 @@ class PowConstVar(_Unary):
 
 def pow(self: Variable, rhs: Any) -> Variable:
     """``self ** rhs``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         return PowVarConst(_preprocess_const(self, rhs)).apply((self,))[0]
     return PowVarVar().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
 def rpow(self: Variable, rhs: Any) -> Variable:
     """``rhs ** self``."""
-    if type(rhs) in _EXACT_SCALARS or isinstance(rhs, _SCALARS):
+    if isinstance(rhs, _SCALARS):
         return PowConstVar(_preprocess_const(self, rhs)).apply((self,))[0]
     return PowVarVar().apply((_preprocess_rhs(self, rhs), self))[0]
 

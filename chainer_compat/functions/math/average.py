@@ -8,30 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import utils, variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math import sum as _sum
-from chainer_compat.functions.math._common import check_axes, keepdims_shape, normalize_axis
-from chainer_compat.utils import type_check
+from chainer_compat.functions.math._common import AxisReduction, keepdims_shape, normalize_axis
 
 
-class Mean(FunctionNode):
-    """Mean over ``axis`` (all axes when None).
-
-    Raises:
-        TypeError: If ``axis`` is not None, an int or a tuple of ints.
-        ValueError: If ``axis`` repeats an axis.
-    """
-
-    def __init__(self, axis: Any, keepdims: bool) -> None:
-        self.axis = normalize_axis(axis)
-        self.keepdims = keepdims
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-        check_axes(in_types[0], self.axis)
+class Mean(AxisReduction):
+    """Mean over ``axis`` (all axes when None): an :class:`AxisReduction`."""
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs

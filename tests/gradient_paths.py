@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from chainer_compat import FunctionHook
+from chainer_compat import FunctionHook, Variable
 
 
 class LabelRecorder(FunctionHook):
@@ -41,3 +41,31 @@ def both_ways(run_backward: Callable[[Any], Any]) -> tuple[Any, Any, list[str]]:
     recorder = LabelRecorder()
     through_nodes = run_backward(recorder)
     return direct, through_nodes, recorder.labels
+
+
+def input_gradient_both_ways(function: Callable[[Variable], Variable], x_array: Any,
+                             gy: Any) -> tuple[Any, Any, list[str]]:
+    """``both_ways`` for a one-input function: the input's gradient given the output's ``gy``.
+
+    ``gy`` is an array (set as ``y.grad``) or a Variable (set as ``y.grad_var``).
+    """
+    def run_backward(backward_context: Any) -> Any:
+        x = Variable(x_array.copy())
+        y = function(x)
+        if isinstance(gy, Variable):
+            y.grad_var = gy
+        else:
+            y.grad = gy.copy()
+        with backward_context:
+            y.backward()
+        return x.grad_var
+
+    return both_ways(run_backward)
+
+
+def assert_same_gradient(direct: Variable, through_node: Variable) -> None:
+    """The direct gradient is the node's, bit for bit, and neither records a graph."""
+    assert direct.creator is None and through_node.creator is None
+    assert direct.dtype == through_node.dtype
+    assert direct.array.tobytes() == through_node.array.tobytes()
+    assert direct.requires_grad is through_node.requires_grad

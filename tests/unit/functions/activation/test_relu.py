@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
-from gradient_paths import both_ways
+from gradient_paths import assert_same_gradient, input_gradient_both_ways
 
 from chainer_compat import Variable
 from chainer_compat.functions.activation import relu as relu_module
@@ -118,19 +118,9 @@ def test_gradient_without_a_node_is_the_nodes_gradient(gy_requires_grad):
     gy = Variable(rng.standard_normal((4, 5)).astype(numpy.float32),
                   requires_grad=gy_requires_grad)
 
-    def run_backward(backward_context):
-        x = Variable(x_array)
-        y = relu(x)
-        y.grad_var = gy
-        with backward_context:
-            y.backward()
-        return x.grad_var
-
-    direct, through_node, labels = both_ways(run_backward)
+    direct, through_node, labels = input_gradient_both_ways(relu, x_array, gy)
     assert labels == ["ReLUGrad2"]
-    assert direct.creator is None and through_node.creator is None
-    assert direct.array.tobytes() == through_node.array.tobytes()
-    assert direct.requires_grad is through_node.requires_grad
+    assert_same_gradient(direct, through_node)
 
 
 def test_double_backprop_records_the_gradient_node():

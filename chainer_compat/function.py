@@ -211,7 +211,7 @@ class FunctionAdapter(FunctionNode):
         elif on_numpy or not (_any_cupy(in_data) or _any_cupy(grad_data)):
             input_grads = function.backward(in_data, grad_data)
         else:
-            with backend.get_device_from_array(*(in_data + grad_data)):
+            with backend.get_device_from_array(*(in_data + grad_data)).create_context():
                 input_grads = function.backward(in_data, grad_data)
 
         if type(input_grads) is not tuple:

@@ -273,7 +273,7 @@ class FunctionNode:
         if on_numpy:
             outputs = self.forward(in_data)
         else:
-            with backend.get_device_from_array(*in_data):
+            with backend.get_device_from_array(*in_data).create_context():
                 outputs = self.forward(in_data)
 
         # 5. Validate and wrap the outputs (_new_variable inlined: the hottest loop of the

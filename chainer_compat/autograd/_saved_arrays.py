@@ -135,7 +135,7 @@ def _copy(array: Any) -> Any:
     """A copy on the array's own device (CuPy copies onto the current one otherwise)."""
     if isinstance(array, _ndarray):
         return array.copy()
-    with backend.get_device_from_array(array):
+    with backend.get_device_from_array(array).create_context():
         return array.copy()
 
 
@@ -163,7 +163,7 @@ class _DeviceCopy:
         self.copy = copy
 
     def changed(self, array: Any) -> bool:
-        with backend.using_device(backend.get_device_from_array(array)):
+        with backend.get_device_from_array(array).create_context():
             return not same_bits(self.copy, array)
 
 

@@ -497,7 +497,7 @@ class _FunctionNode(FunctionNode):
             shape, dtype = self._output_specs[index]
         if reference is None or isinstance(reference, _ndarray):
             return numpy.zeros(shape, dtype)
-        with backend.get_device_from_array(reference):
+        with backend.get_device_from_array(reference).create_context():
             return backend.get_array_module(reference).zeros(shape, dtype)
 
 

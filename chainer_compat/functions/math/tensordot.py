@@ -100,7 +100,9 @@ class TensorDot(FunctionNode):
         a_free, a_contracted = (list(s) for s in self.a_axes)
         b_contracted, b_free = (list(s) for s in self.b_axes)
         xp = backend.get_array_module(a, b)
-        raw = xp.tensordot(a, b, axes=(a_contracted, b_contracted))
+        # Tuples: CuPy accepts a 0-d operand only with axes 0 or ((), ()), and a list pair
+        # compares unequal to the latter (a 0-d gradient flows back after a full contraction).
+        raw = xp.tensordot(a, b, axes=(tuple(a_contracted), tuple(b_contracted)))
         # raw holds a's free axes in increasing order, then b's; move each to its c position.
         source = ([sorted(a_free).index(axis) for axis in a_free]
                   + [len(a_free) + sorted(b_free).index(axis) for axis in b_free])

@@ -1,4 +1,5 @@
-"""Small array helpers shared by the functions: ``force_array``, ``force_type``, ``sum_to``.
+"""Small array helpers shared by the functions: ``force_array``, ``force_type``, ``sum_to``,
+``add_at``.
 
 Layer 1: imports only numpy and the backend.
 """
@@ -43,6 +44,26 @@ def sum_to(x: Any, shape: tuple[int, ...]) -> Any:
     if lead > 0:
         y = y.reshape(y.shape[lead:])
     return force_array(y)
+
+
+def add_at(target: Any, indices: Any, values: Any) -> None:
+    """Adds ``values`` into ``target`` at ``indices`` in place, counting every repeated index.
+
+    ``numpy.add.at`` on NumPy; on CuPy its ``cupy.add.at`` (CuPy 13 and later), else
+    ``cupyx.scatter_add``, which CuPy 14 deprecates. CuPy indices must be integer arrays,
+    slices or integers (convert boolean masks first).
+    """
+    if isinstance(target, numpy.ndarray):
+        numpy.add.at(target, indices, values)
+        return
+    cupy = backend.get_array_module(target)
+    cupy_add_at = getattr(cupy.add, "at", None)
+    if cupy_add_at is not None:
+        cupy_add_at(target, indices, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, indices, values)
 
 
 def size_of_shape(shape: tuple[int, ...]) -> int:

@@ -102,13 +102,8 @@ class GetItemGrad(FunctionNode):
         gy, = inputs
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, gy.dtype)
-        if xp is numpy:
-            # add.at sums repeated indices where plain assignment would keep only one.
-            numpy.add.at(gx, self.slices, gy)
-        else:
-            import cupyx  # CuPy's scatter-add; present whenever cupy is
-
-            cupyx.scatter_add(gx, _integer_indices(self.slices), gy)
+        # add.at sums repeated indices where plain assignment would keep only one.
+        utils.add_at(gx, self.slices if xp is numpy else _integer_indices(self.slices), gy)
         return gx,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -89,12 +89,7 @@ class RepeatGrad(FunctionNode):
             gx = xp.zeros(gy.shape[:axis] + (length,) + gy.shape[axis + 1:], gy.dtype)
             target = xp.moveaxis(gx, axis, 0)
             values = xp.moveaxis(gy, axis, 0)
-            if xp is numpy:
-                numpy.add.at(target, owner, values)
-            else:
-                import cupyx  # CuPy's scatter-add; present whenever cupy is
-
-                cupyx.scatter_add(target, owner, values)
+            utils.add_at(target, owner, values)
         return utils.force_array(gx.reshape(self.in_shape), gy.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

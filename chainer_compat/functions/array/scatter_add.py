@@ -1,6 +1,6 @@
 """``scatter_add``: adds values into a copy of an array at given indices.
 
-Layer 5: imports backend, configuration, variable, function_node and ``get_item``.
+Layer 5: imports backend, configuration, utils, variable, function_node and ``get_item``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, variable
+from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.get_item import (
@@ -48,12 +48,7 @@ class ScatterAdd(FunctionNode):
                 "Chainer does not support automatic broadcasting of variables.\n"
                 f"b must have the shape of a[slices], {y[self.slices].shape}, got {b.shape}")
         xp = backend.get_array_module(a)
-        if xp is numpy:
-            numpy.add.at(y, self.slices, b)
-        else:
-            import cupyx  # CuPy's scatter-add; present whenever cupy is
-
-            cupyx.scatter_add(y, _integer_indices(self.slices), b)
+        utils.add_at(y, self.slices if xp is numpy else _integer_indices(self.slices), b)
         return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
@@ -81,12 +79,7 @@ class EmbedIDGrad(FunctionNode):
             kept = ids != self.ignore_label
             ids = ids[kept]
             rows = rows[kept]
-        if xp is numpy:
-            numpy.add.at(gw, ids, rows)
-        else:
-            import cupyx  # only reached with CuPy arrays, so cupy is already loaded
-
-            cupyx.scatter_add(gw, ids, rows)
+        utils.add_at(gw, ids, rows)
         return gw,
 
     def backward(self, indexes: tuple[int, ...],

@@ -268,12 +268,48 @@ def test_gradient_without_a_node_is_the_nodes_gradient(dtype, shape, options, ig
     assert_same_gradient(direct, through_node)
 
 
-def test_second_backward_reads_the_cached_softmax_unchanged():
+def test_second_backward_reads_the_cached_softmax_unchanged(xp):
     rng = numpy.random.default_rng(10)
     x_array, t = _problem(rng, (4, 3), numpy.float32, ignored=())
-    x = chainer_compat.Variable(x_array)
-    loss = softmax_cross_entropy(x, t)
+    x = chainer_compat.Variable(xp.asarray(x_array))
+    loss = softmax_cross_entropy(x, xp.asarray(t))
     loss.backward()
     first = x.grad.copy()
     loss.backward()  # accumulates: the gradient must be computed from the same softmax again
-    assert x.grad.tobytes() == (first + first).tobytes()
+    assert _host(x.grad).tobytes() == _host(first + first).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("shape", [(6, 5), (3, 4, 2, 3)])
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("cache_score", [True, False])
+@pytest.mark.parametrize("ignored", [(), (0, 2), (0, 1, 2, 3, 4, 5)])
+def test_fused_cupy_kernels_match_the_array_expressions(cupy, dtype, shape, normalize,
+                                                         cache_score, ignored):
+    # NOTE [fused CuPy kernels]: a class_weight of ones takes the array expressions, and
+    # multiplying by 1 is exact, so the two paths must agree to the bit.
+    rng = numpy.random.default_rng(11)
+    x_array, t = _problem(rng, shape, dtype, ignored=ignored)
+    gloss = cupy.asarray(rng.standard_normal(()), dtype)
+    results = []
+    for class_weight in (None, cupy.ones(shape[1], dtype)):
+        x = chainer_compat.Variable(cupy.asarray(x_array))
+        loss = softmax_cross_entropy(x, cupy.asarray(t), normalize=normalize,
+                                     cache_score=cache_score, class_weight=class_weight)
+        loss.grad = gloss.copy()
+        loss.backward()
+        results.append((_host(loss.array), _host(x.grad)))
+    (fused_loss, fused_grad), (expressions_loss, expressions_grad) = results
+    assert fused_loss.dtype == expressions_loss.dtype == dtype
+    assert fused_loss.tobytes() == expressions_loss.tobytes()
+    assert fused_grad.dtype == dtype
+    assert fused_grad.tobytes() == expressions_grad.tobytes()
+
+
+def test_label_out_of_range_gives_nan_on_cupy(cupy):
+    # Outside debug mode labels are not checked; the fused kernel must not read out of bounds.
+    x = chainer_compat.Variable(cupy.zeros((2, 3), numpy.float32))
+    loss = softmax_cross_entropy(x, cupy.asarray([0, 3], numpy.int32))
+    assert numpy.isnan(_host(loss.array))
+    loss = softmax_cross_entropy(x, cupy.asarray([-2, 1], numpy.int32))
+    assert numpy.isnan(_host(loss.array))

@@ -8,10 +8,10 @@ backward once each way, so the test can compare the results bit for bit.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from chainer_compat import FunctionHook, Variable
+from chainer_compat import FunctionHook, FunctionNode, Variable
 
 
 class LabelRecorder(FunctionHook):
@@ -26,8 +26,27 @@ class LabelRecorder(FunctionHook):
         self.labels.append(function.label)
 
 
+@contextlib.contextmanager
+def _count_applies(labels: list[str]) -> Iterator[None]:
+    """Records the label of every FunctionNode.apply inside the block, without a hook (which
+    would make backward apply its gradient nodes)."""
+    original = FunctionNode.apply
+
+    def counting_apply(self: FunctionNode, inputs: Any) -> Any:
+        labels.append(self.label)
+        return original(self, inputs)
+
+    FunctionNode.apply = counting_apply  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        FunctionNode.apply = original  # type: ignore[method-assign]
+
+
 def both_ways(run_backward: Callable[[Any], Any]) -> tuple[Any, Any, list[str]]:
     """Runs a test's graph twice: its backward plainly, then under a LabelRecorder.
+
+    Asserts that the plain backward applies no function: that it took the direct path.
 
     Args:
         run_backward: Builds the graph, runs its backward inside the context manager it is
@@ -37,7 +56,9 @@ def both_ways(run_backward: Callable[[Any], Any]) -> tuple[Any, Any, list[str]]:
         What the direct run returned, what the run through the nodes returned, and the labels
         of the functions applied during the second backward.
     """
-    direct = run_backward(contextlib.nullcontext())
+    applied_directly: list[str] = []
+    direct = run_backward(_count_applies(applied_directly))
+    assert applied_directly == [], f"the direct backward applied {applied_directly}"
     recorder = LabelRecorder()
     through_nodes = run_backward(recorder)
     return direct, through_nodes, recorder.labels
@@ -67,5 +88,5 @@ def assert_same_gradient(direct: Variable, through_node: Variable) -> None:
     """The direct gradient is the node's, bit for bit, and neither records a graph."""
     assert direct.creator is None and through_node.creator is None
     assert direct.dtype == through_node.dtype
-    assert direct.array.tobytes() == through_node.array.tobytes()
+    assert direct.array.tobytes() == through_node.array.tobytes()  # CuPy has tobytes too
     assert direct.requires_grad is through_node.requires_grad

@@ -111,11 +111,11 @@ def test_gradient_gives_the_bits_of_gy_times_the_mask(dtype, size):
 
 
 @pytest.mark.parametrize("gy_requires_grad", [True, False])
-def test_gradient_without_a_node_is_the_nodes_gradient(gy_requires_grad):
+def test_gradient_without_a_node_is_the_nodes_gradient(xp, gy_requires_grad):
     # NOTE [gradients without a node]: a hook makes backward apply ReLUGrad2.
     rng = numpy.random.default_rng(2)
-    x_array = rng.standard_normal((4, 5)).astype(numpy.float32)
-    gy = Variable(rng.standard_normal((4, 5)).astype(numpy.float32),
+    x_array = xp.asarray(rng.standard_normal((4, 5)).astype(numpy.float32))
+    gy = Variable(xp.asarray(rng.standard_normal((4, 5)).astype(numpy.float32)),
                   requires_grad=gy_requires_grad)
 
     direct, through_node, labels = input_gradient_both_ways(relu, x_array, gy)

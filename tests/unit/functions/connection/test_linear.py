@@ -169,13 +169,13 @@ def _linear_gradients(x, w, b, x_requires_grad, gy, backward_context):
 @pytest.mark.parametrize("with_bias", [True, False])
 @pytest.mark.parametrize("x_requires_grad", [True, False])
 @pytest.mark.parametrize("gy_requires_grad", [True, False])
-def test_gradients_without_nodes_are_the_nodes_gradients(x_dtype, w_dtype, with_bias,
+def test_gradients_without_nodes_are_the_nodes_gradients(xp, x_dtype, w_dtype, with_bias,
                                                          x_requires_grad, gy_requires_grad):
     rng = numpy.random.default_rng(7)
-    x = rng.standard_normal((5, 6)).astype(x_dtype)
-    w = rng.standard_normal((3, 6)).astype(w_dtype)
-    b = rng.standard_normal(3).astype(x_dtype) if with_bias else None
-    gy = chainer_compat.Variable(rng.standard_normal((5, 3)).astype(x_dtype),
+    x = xp.asarray(rng.standard_normal((5, 6)).astype(x_dtype))
+    w = xp.asarray(rng.standard_normal((3, 6)).astype(w_dtype))
+    b = xp.asarray(rng.standard_normal(3).astype(x_dtype)) if with_bias else None
+    gy = chainer_compat.Variable(xp.asarray(rng.standard_normal((5, 3)).astype(x_dtype)),
                                  requires_grad=gy_requires_grad)
     direct, through_nodes, labels = both_ways(
         lambda context: _linear_gradients(x, w, b, x_requires_grad, gy, context))

@@ -248,7 +248,7 @@ def test_debug_mode_rejects_out_of_range_labels():
     {"class_weight": True}, {"class_weight": True, "reduce": "no"}, {"soft_target": True},
 ])
 @pytest.mark.parametrize("ignored", [(), (1,)])
-def test_gradient_without_a_node_is_the_nodes_gradient(dtype, shape, options, ignored):
+def test_gradient_without_a_node_is_the_nodes_gradient(xp, dtype, shape, options, ignored):
     # NOTE [gradients without a node]: a hook makes backward apply the gradient node.
     rng = numpy.random.default_rng(9)
     options = dict(options)
@@ -257,12 +257,13 @@ def test_gradient_without_a_node_is_the_nodes_gradient(dtype, shape, options, ig
         t = rng.uniform(0.1, 1, shape).astype(dtype)
         t /= t.sum(axis=1, keepdims=True)
     if options.pop("class_weight", False):
-        options["class_weight"] = rng.uniform(0.5, 2, shape[1]).astype(dtype)
+        options["class_weight"] = xp.asarray(rng.uniform(0.5, 2, shape[1]).astype(dtype))
     gy_shape = () if options.get("reduce", "mean") == "mean" else shape[:1] + shape[2:]
-    gy = rng.standard_normal(gy_shape).astype(dtype)
+    gy = xp.asarray(rng.standard_normal(gy_shape).astype(dtype))
+    t = xp.asarray(t)
 
     direct, through_node, labels = input_gradient_both_ways(
-        lambda x: softmax_cross_entropy(x, t, **options), x_array, gy)
+        lambda x: softmax_cross_entropy(x, t, **options), xp.asarray(x_array), gy)
     assert labels == ["_SoftmaxCrossEntropyGrad_NoDoubleBackprop"]
     assert direct.dtype == dtype
     assert_same_gradient(direct, through_node)

@@ -12,7 +12,10 @@ if ! "$python" -c "import cupy, sys; sys.exit(cupy.cuda.runtime.getDeviceCount()
 fi
 
 echo "== gpu-marked tests"
-"$python" -m pytest -m gpu -q tests
+# In parallel where pytest-xdist is installed: most of the time goes to compiling kernels.
+parallel=()
+if "$python" -c "import xdist" 2>/dev/null; then parallel=(-n auto); fi
+"$python" -m pytest -m gpu -q "${parallel[@]}" tests
 tests_status=$?
 
 echo "== workloads 5 and 6 on CuPy"

@@ -36,7 +36,7 @@ def _random_like(xp: types.ModuleType, array: Any) -> Any:
 def _check_gradients(func: Callable[..., Any], inputs: tuple[Any, ...], outputs: Any, *,
                      double: bool = True, grad_tolerance: dict[str, float] | None = None,
                      no_grads: list[bool] | None = None,
-                     check_dtype: Any = numpy.float64) -> None:
+                     check_dtype: Any = numpy.float64, eps: float = 1e-3) -> None:
     """Runs ``check_backward`` and, with ``double``, ``check_double_backward`` on ``func``.
 
     Args:
@@ -48,6 +48,7 @@ def _check_gradients(func: Callable[..., Any], inputs: tuple[Any, ...], outputs:
         grad_tolerance: Overrides the tolerance for the first float input's dtype.
         no_grads: Passed to check_backward.
         check_dtype: The ``dtype`` given to the gradient checks (None: the inputs' own).
+        eps: The step of the numerical gradients.
     """
     xp = numpy if isinstance(inputs[0], numpy.ndarray) else __import__("cupy")
     float_inputs = [x for x in inputs if x.dtype.kind == "f"]
@@ -57,10 +58,10 @@ def _check_gradients(func: Callable[..., Any], inputs: tuple[Any, ...], outputs:
     else:
         gy = _random_like(xp, outputs)
     gradient_check.check_backward(func, inputs, gy, dtype=check_dtype, no_grads=no_grads,
-                                  **tolerance)
+                                  eps=eps, **tolerance)
     if double:
         ggx = tuple(_random_like(xp, x) for x in float_inputs)
-        gradient_check.check_double_backward(func, inputs, gy, ggx, dtype=check_dtype,
+        gradient_check.check_double_backward(func, inputs, gy, ggx, dtype=check_dtype, eps=eps,
                                              **tolerance)
 
 
@@ -71,7 +72,7 @@ def _check_close(func: Callable[..., Any], inputs: tuple[Any, ...],
                  forward_tolerance: dict[str, float] | None = None,
                  grad_tolerance: dict[str, float] | None = None,
                  no_grads: list[bool] | None = None,
-                 check_dtype: Any = numpy.float64) -> None:
+                 check_dtype: Any = numpy.float64, eps: float = 1e-3) -> None:
     """Checks ``func`` on ``inputs``: forward against ``reference``, then its gradients.
 
     Args:
@@ -87,6 +88,7 @@ def _check_close(func: Callable[..., Any], inputs: tuple[Any, ...],
         grad_tolerance: Overrides the per-dtype gradient tolerance.
         no_grads: Passed to check_backward.
         check_dtype: The ``dtype`` given to the gradient checks (None: the inputs' own).
+        eps: The step of the numerical gradients.
     """
     first = numpy.dtype(inputs[0].dtype)
     expected_dtype = numpy.dtype(dtype) if dtype is not None else first
@@ -100,7 +102,7 @@ def _check_close(func: Callable[..., Any], inputs: tuple[Any, ...],
         assert_allclose(_to_numpy(y.array).astype(numpy.float64), expected, **tolerance)
     if backward:
         _check_gradients(func, inputs, y, double=double, grad_tolerance=grad_tolerance,
-                         no_grads=no_grads, check_dtype=check_dtype)
+                         no_grads=no_grads, check_dtype=check_dtype, eps=eps)
 
 
 @pytest.fixture

@@ -34,13 +34,13 @@ def _check_function(check_gradients: Callable[..., None], func: Callable[..., An
                     backward: bool = True, double: bool = True,
                     grad_tolerance: dict[str, float] | None = None,
                     no_grads: list[bool] | None = None,
-                    check_dtype: Any = numpy.float64) -> None:
+                    check_dtype: Any = numpy.float64, eps: float = 1e-3) -> None:
     """Checks ``func`` on ``inputs``: exact forward against ``reference``, then gradients.
 
     ``reference`` gets NumPy copies of the inputs and returns an array or a tuple of arrays
     (None skips the value check). Array functions only move data, so values must match
     exactly and keep the input dtype. ``check_dtype`` is the ``dtype`` given to the gradient
-    checks (None keeps the inputs' own dtypes).
+    checks (None keeps the inputs' own dtypes); ``eps`` their numerical step.
     """
     outputs = _as_tuple(func(*inputs))
     if reference is not None:
@@ -53,7 +53,7 @@ def _check_function(check_gradients: Callable[..., None], func: Callable[..., An
             numpy.testing.assert_array_equal(_to_numpy(y.array), e)
     if backward:
         check_gradients(func, inputs, outputs, double=double, grad_tolerance=grad_tolerance,
-                        no_grads=no_grads, check_dtype=check_dtype)
+                        no_grads=no_grads, check_dtype=check_dtype, eps=eps)
 
 
 @pytest.fixture

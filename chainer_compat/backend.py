@@ -35,6 +35,11 @@ def is_cupy_array(x: Any) -> bool:
     return cls is not None and isinstance(x, cls)
 
 
+def current_cuda_device_id() -> int:
+    """The ID of the current thread's current CUDA device (call only once cupy is imported)."""
+    return int(sys.modules["cupy"].cuda.runtime.getDevice())
+
+
 def get_array_module(*args: Any) -> ModuleType:
     """Returns cupy if any argument is (or wraps) a CuPy array, else numpy.
 

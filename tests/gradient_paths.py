@@ -27,7 +27,7 @@ class LabelRecorder(FunctionHook):
 
 
 @contextlib.contextmanager
-def _count_applies(labels: list[str]) -> Iterator[None]:
+def count_applies(labels: list[str]) -> Iterator[None]:
     """Records the label of every FunctionNode.apply inside the block, without a hook (which
     would make backward apply its gradient nodes)."""
     original = FunctionNode.apply
@@ -57,7 +57,7 @@ def both_ways(run_backward: Callable[[Any], Any]) -> tuple[Any, Any, list[str]]:
         of the functions applied during the second backward.
     """
     applied_directly: list[str] = []
-    direct = run_backward(_count_applies(applied_directly))
+    direct = run_backward(count_applies(applied_directly))
     assert applied_directly == [], f"the direct backward applied {applied_directly}"
     recorder = LabelRecorder()
     through_nodes = run_backward(recorder)

@@ -7,7 +7,6 @@ forward and each gradient are one matrix product, with no copies.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy
@@ -44,11 +43,7 @@ def _may_skip_gradient_nodes(gy: Any) -> bool:
     flags = _thread_flags.flags
     if flags.enable_backprop or flags.hooks or flags.debug:
         return False
-    return backend.is_cupy_array(array) and array.device.id == _current_cuda_device()
-
-
-def _current_cuda_device() -> int:
-    return int(sys.modules["cupy"].cuda.runtime.getDevice())  # only reached with CuPy arrays
+    return backend.is_cupy_array(array) and array.device.id == backend.current_cuda_device_id()
 
 
 def _grad_data(w: Any, gy: Any) -> Any:

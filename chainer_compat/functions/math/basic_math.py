@@ -42,20 +42,36 @@ _SCALARS = (numpy.generic, float, int, complex)
 # creator, so its node would exist only to be thrown away. When nothing could observe it (no
 # hook, debug off) and the operands are NumPy arrays of one shape and dtype, the operators below
 # compute the array directly and wrap it as apply would (requires_grad from the inputs). Any
-# other case goes through the FunctionNode, which remains the reference behaviour.
+# other case goes through the FunctionNode, which remains the reference behaviour. CuPy
+# operands qualify too when they live on the current device (apply's one other duty there is
+# to make their device current): a CuPy node costs the host more than a NumPy one.
 def _direct(x: Variable, other: Variable | None = None) -> bool:
     """Whether an operator on ``x`` (and ``other``) may skip its node: see the NOTE above."""
     flags = _thread_flags.flags
-    if flags.enable_backprop or flags.hooks or flags.debug or type(x._array) is not _ndarray:
+    if flags.enable_backprop or flags.hooks or flags.debug:
         return False
+    a = x._array
+    if type(a) is not _ndarray:
+        return _direct_on_cupy(a, None if other is None else other._array)
     if other is None:
         return True
-    a, b = x._array, other._array
+    b = other._array
     return type(b) is _ndarray and a.dtype is b.dtype and a.shape == b.shape
 
 
+def _direct_on_cupy(a: Any, b: Any) -> bool:
+    """_direct's condition for arrays that are not NumPy's: CuPy, on the current device."""
+    if not backend.is_cupy_array(a):
+        return False
+    device = a.device.id
+    if device != backend.current_cuda_device_id():
+        return False
+    return b is None or (type(b) is type(a) and b.device.id == device and a.dtype is b.dtype
+                         and a.shape == b.shape)
+
+
 def _wrap(y: Any, x: Variable, other: Variable | None = None) -> Variable:
-    if type(y) is not _ndarray:
+    if type(y) is not _ndarray and type(y) is not type(x._array):  # a NumPy scalar
         y = numpy.asarray(y, x._array.dtype)
     requires_grad = x._node._requires_grad or (
         other is not None and other._node._requires_grad)
@@ -336,6 +352,8 @@ def mul(self: Variable, rhs: Any) -> Variable:
             if type(y) is not _ndarray:
                 y = numpy.asarray(y, array.dtype)
             return _new_variable(y, self._node._requires_grad)
+        if type(array) is not _ndarray and _direct(self):
+            return _wrap(array * value, self)
         node = _new(MulConstant)
         node.value = value
         return node.apply((self,))[0]

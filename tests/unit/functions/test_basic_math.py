@@ -6,6 +6,7 @@ import operator
 
 import numpy
 import pytest
+from gradient_paths import count_applies
 
 import chainer_compat as C
 from chainer_compat import Variable, gradient_check
@@ -151,17 +152,21 @@ class _Recorder(C.FunctionHook):
     lambda x, y: x - y, lambda x, y: -x,
 ])
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
-def test_operator_without_a_node_matches_the_node(op, shape):
-    a = make(shape, numpy.float32, seed=1)
-    b = make(shape, numpy.float32, seed=2)
+def test_operator_without_a_node_matches_the_node(xp, op, shape):
+    a = xp.asarray(make(shape, numpy.float32, seed=1))
+    b = xp.asarray(make(shape, numpy.float32, seed=2))
     x = Variable(a)
     y = Variable(b, requires_grad=False)
+    applied: list[str] = []
     with C.no_backprop_mode():
-        direct = op(x, y)
-        with _Recorder():
+        with count_applies(applied):
+            direct = op(x, y)
+        with _Recorder() as recorder:
             through_node = op(x, y)
-    assert type(direct.array) is numpy.ndarray and direct.dtype == numpy.float32
-    numpy.testing.assert_array_equal(direct.array, through_node.array)
+    assert applied == [] and len(recorder.labels) == 1
+    assert type(direct.array) is xp.ndarray and direct.dtype == numpy.float32
+    assert direct.shape == through_node.shape
+    assert direct.array.tobytes() == through_node.array.tobytes()
     assert direct.requires_grad is through_node.requires_grad is True
     assert direct.creator is None and through_node.creator is None
 

@@ -63,6 +63,15 @@ def test_legacy_example_trains_to_its_stated_accuracy_and_writes_the_graph(tmp_p
         assert not png.exists()
 
 
+@pytest.mark.gpu
+def test_legacy_example_trains_on_a_cuda_device(cupy, tmp_path):
+    # Its old-style LeakyReLU takes forward_gpu/backward_gpu (cuda.elementwise) there.
+    finished = run(["-m", "chainer_compat", str(LEGACY), "--out", "out", "--gpu", "0"],
+                   cwd=tmp_path)
+    assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-4000:]
+    assert "OK: test accuracy" in finished.stdout
+
+
 def test_legacy_example_fails_loudly_below_its_accuracy(tmp_path):
     # One epoch at a tiny learning rate cannot reach the target: the example must say so.
     finished = run(["-m", "chainer_compat", str(LEGACY), "--out", "out", "--epoch", "1",

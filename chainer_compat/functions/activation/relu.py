@@ -6,6 +6,8 @@ node]) ``functions.connection.linear``.
 
 from __future__ import annotations
 
+import functools
+import sys
 from typing import Any
 
 import numpy
@@ -57,7 +59,19 @@ def _relu_grad(y: Any, gy: Any) -> Any:
         mask = (y > 0).astype(gy.dtype)
         mask *= gy
         return utils.force_array(mask, gy.dtype)
+    if backend.is_cupy_array(gy) and y.dtype == gy.dtype:
+        # One launch instead of a comparison and a mixed multiply (about 50 us for both on an
+        # H200's host); the same multiply by the mask cast to gy's dtype, so the same bits.
+        return _cupy_relu_grad()(y, gy)
     return utils.force_array(gy * (y > 0), gy.dtype)
+
+
+@functools.cache
+def _cupy_relu_grad() -> Any:
+    cupy = sys.modules["cupy"]  # reached with CuPy arrays only
+    return cupy.ElementwiseKernel(
+        "T y, T gy", "T gx", "gx = gy * T(y > T(0.0f) ? 1.0f : 0.0f)",
+        "chainer_compat_relu_grad")
 
 
 class ReLUGrad2(FunctionNode):

@@ -238,3 +238,14 @@ def test_saved_check_catches_a_wrong_gradient(monkeypatch):
     monkeypatch.setattr(module, "K", numpy.float32(0.5))  # the nodes now disagree with the floor
     with pytest.raises(AssertionError, match="gradient"):
         module.measure(50, 1)
+
+
+def test_gpu_profile_script_runs_on_numpy():
+    # benchmarks/profile_gpu.py is meant for a CUDA machine; --xp numpy is its smoke run.
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile_gpu.py"), "--xp",
+                           "numpy", "--quick", "--top", "5"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for line in ("MLP train step", "F.softmax_cross_entropy forward + backward",
+                 "chain of 100 'h * 2.0' nodes, per node", "cProfile of 2 MLP steps"):
+        assert line in done.stdout

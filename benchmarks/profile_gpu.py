@@ -30,6 +30,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import bench_spec  # noqa: E402
+import run  # noqa: E402
 
 import chainer_compat as C  # noqa: E402
 import chainer_compat.functions as F  # noqa: E402
@@ -87,20 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     x, t, arrays = bench_spec.mlp_data(sizes, xp)
     floor_params = [a.copy() for a in arrays]
     params = [C.Parameter(a.copy()) for a in arrays]
-    layers = len(params) // 2
-
-    def step() -> None:
-        for param in params:
-            param.cleargrad()
-        h = x
-        for layer in range(layers):
-            h = F.linear(h, params[2 * layer], params[2 * layer + 1])
-            if layer < layers - 1:
-                h = F.relu(h)
-        F.softmax_cross_entropy(h, t).backward()
-        for param in params:
-            param.array -= bench_spec.LEARNING_RATE * param.grad
-
+    step = run.mlp_step(x, t, params)
     steps = max(calls // 4, 2)
     report("MLP train step", step, lambda: bench_spec.mlp_floor_step(x, t, floor_params),
            n=steps)

@@ -215,10 +215,9 @@ def ours_elementwise_pass(x: Any, n: int) -> tuple[float, float, Any]:
     return forward_seconds, backward_seconds, variable.grad
 
 
-def ours_mlp(x: Any, t: Any, arrays: list[Any], steps: int) -> tuple[dict[str, list[float]], Any]:
-    """``steps`` train steps with F.linear/F.relu/F.softmax_cross_entropy and SGD."""
+def mlp_step(x: Any, t: Any, params: list[Any]) -> Callable[[], None]:
+    """One train step of workload (6) on ``params`` (Parameters W1, b1, W2, b2, ...)."""
     linear, relu, softmax_cross_entropy = _load_mlp_functions()
-    params = [C.Parameter(array) for array in arrays]
     layer_count = len(params) // 2
 
     def step() -> None:
@@ -234,6 +233,13 @@ def ours_mlp(x: Any, t: Any, arrays: list[Any], steps: int) -> tuple[dict[str, l
         for param in params:
             param.array -= LEARNING_RATE * param.grad
 
+    return step
+
+
+def ours_mlp(x: Any, t: Any, arrays: list[Any], steps: int) -> tuple[dict[str, list[float]], Any]:
+    """``steps`` train steps with F.linear/F.relu/F.softmax_cross_entropy and SGD."""
+    params = [C.Parameter(array) for array in arrays]
+    step = mlp_step(x, t, params)
     seconds = [timed(step)[0]]
     first_grads = [param.grad for param in params]  # cleargrad() leaves these arrays alone
     seconds += [timed(step)[0] for _ in range(steps - 1)]

@@ -380,6 +380,13 @@ def _(s):
     s.x + Variable(numpy.ones((2, 3)))
 
 
+@case("integer-product", "`i * j` or `i ** 2` on integer Variables (float-only operators)",
+      type_check.InvalidType, "Invalid operation is performed in: _ * _ (Forward)",
+      "Expect: lhs.dtype.kind == f", "Actual: i != f")
+def _(s):
+    Variable(numpy.arange(3, dtype=numpy.int32)) * Variable(numpy.arange(3, dtype=numpy.int32))
+
+
 @case("shapes-do-not-broadcast", "`x + y` with shapes (2, 3) and (4, 5)", type_check.InvalidType,
       "cannot broadcast inputs", "lhs.shape = (2, 3)", "rhs.shape = (4, 5)")
 def _(s):

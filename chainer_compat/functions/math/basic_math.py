@@ -100,23 +100,43 @@ def _as_array_result(x: Any, like: Any) -> Any:
 
 
 class _Binary(FunctionNode):
-    """Shared checks of the two-Variable operators: same dtype, broadcastable shapes."""
+    """Shared checks of the two-Variable operators: same dtype, broadcastable shapes, and for
+    ``*``, ``/`` and ``**`` (``float_only``) a float lhs, as in Chainer."""
+
+    float_only = False
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         a, b = in_data
-        if a.dtype == b.dtype and a.shape == b.shape:
+        if a.dtype == b.dtype and a.shape == b.shape and (
+                not self.float_only or a.dtype.kind == "f"):
             return  # the common case, checked without building expressions
         super()._check_data_type_forward(in_data)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("lhs", "rhs"))
+        if self.float_only:
+            type_check.expect(in_types[0].dtype.kind == "f")
         type_check.expect(in_types[0].dtype == in_types[1].dtype)
         type_check.expect_broadcast_shapes(in_types[0].shape, in_types[1].shape)
 
 
 class _Unary(FunctionNode):
-    """Operators on one Variable. They define no type check (Chainer's only names the input),
+    """Operators on one Variable. Most define no type check (Chainer's only names the input),
     so apply skips type checking for them altogether."""
+
+
+class _FloatUnary(_Unary):
+    """Operators on one Variable that, as in Chainer, take only float arrays:
+    ``c / x``, ``x ** c`` and ``c ** x``."""
+
+    def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
+        if len(in_data) == 1 and in_data[0].dtype.kind == "f":
+            return  # the common case, checked without building expressions
+        super()._check_data_type_forward(in_data)
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
 
 
 # ------------------------------------------------------------------------------------ unary
@@ -299,6 +319,8 @@ def rsub(self: Variable, rhs: Any) -> Variable:
 class Mul(_Binary):
     """``lhs * rhs`` with broadcasting."""
 
+    float_only = True
+
     @property
     def label(self) -> str:
         return "_ * _"
@@ -357,7 +379,7 @@ def mul(self: Variable, rhs: Any) -> Variable:
         node = _new(MulConstant)
         node.value = value
         return node.apply((self,))[0]
-    if isinstance(rhs, Variable) and _direct(self, rhs):
+    if isinstance(rhs, Variable) and _direct(self, rhs) and self._array.dtype.kind == "f":
         return _wrap(self._array * rhs._array, self, rhs)
     return Mul().apply((self, _preprocess_rhs(self, rhs)))[0]
 
@@ -365,6 +387,8 @@ def mul(self: Variable, rhs: Any) -> Variable:
 # ------------------------------------------------------------------------------------ div
 class Div(_Binary):
     """``lhs / rhs`` with broadcasting."""
+
+    float_only = True
 
     @property
     def label(self) -> str:
@@ -388,7 +412,7 @@ class Div(_Binary):
         return tuple(grads)
 
 
-class DivFromConstant(_Unary):
+class DivFromConstant(_FloatUnary):
     """``c / x`` for a constant ``c``."""
 
     def __init__(self, value: Any) -> None:
@@ -441,6 +465,8 @@ def rfloordiv(self: Variable, rhs: Any) -> Variable:
 class PowVarVar(_Binary):
     """``lhs ** rhs`` with broadcasting."""
 
+    float_only = True
+
     @property
     def label(self) -> str:
         return "_ ** _"
@@ -464,7 +490,7 @@ class PowVarVar(_Binary):
         return tuple(grads)
 
 
-class PowVarConst(_Unary):
+class PowVarConst(_FloatUnary):
     """``x ** c`` for a constant ``c``."""
 
     def __init__(self, value: Any) -> None:
@@ -485,7 +511,7 @@ class PowVarConst(_Unary):
         return grad_outputs[0] * (value * x ** (value - 1)),
 
 
-class PowConstVar(_Unary):
+class PowConstVar(_FloatUnary):
     """``c ** x`` for a constant ``c``."""
 
     def __init__(self, value: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy
 import pytest
@@ -11,6 +12,7 @@ from gradient_paths import count_applies
 import chainer_compat as C
 from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.math import basic_math
+from chainer_compat.utils import type_check
 
 SHAPES = [(3,), (2, 3)]
 
@@ -193,3 +195,46 @@ def test_backward_ops_are_seen_by_a_hook_as_chainer_shows_them():
     assert recorder.labels.count("_ * _") == 2
     assert "_ + _" in recorder.labels
     numpy.testing.assert_allclose(x.grad, 2 * x.array + 1, rtol=1e-6)
+
+
+# ------------------------------------------------------- integer operands: Chainer's dtype rules
+_INT = numpy.array([1, 2, 3], numpy.int32)
+
+
+@pytest.mark.parametrize("op, label, name", [
+    (lambda x, y: x ** 2, "_ ** 2", "x"),
+    (lambda x, y: 2 ** x, "2 ** _", "x"),
+    (lambda x, y: 2 / x, "2 / _", "x"),
+    (lambda x, y: x * y, "_ * _", "lhs"),
+    (lambda x, y: x / y, "_ / _", "lhs"),
+    (lambda x, y: x ** y, "_ ** _", "lhs"),
+    (lambda x, y: x * numpy.full(3, 1.5, numpy.float32), "_ * _", "lhs"),
+    (lambda x, y: numpy.full(3, 1.5, numpy.float32) * x, "_ * _", "lhs"),
+])
+@pytest.mark.parametrize("backprop", [True, False])
+def test_multiplicative_operators_need_a_float_operand(op, label, name, backprop):
+    # As in Chainer 7.8.1 (same message): *, /, ** and c / x, x ** c, c ** x take floats only,
+    # with or without backprop (the direct path of NOTE [operators without a node] included).
+    x, y = Variable(_INT.copy()), Variable(_INT.copy())
+    with C.using_config("enable_backprop", backprop), pytest.raises(
+            type_check.InvalidType,
+            match=rf"Invalid operation is performed in: {re.escape(label)} \(Forward\)"
+                  rf"\n\nExpect: {name}\.dtype\.kind == f\nActual: i != f"):
+        op(x, y)
+
+
+@pytest.mark.parametrize("op, expected", [
+    (lambda x, y: x + y, [2, 4, 6]), (lambda x, y: x - y, [0, 0, 0]),
+    (lambda x, y: x * 2, [2, 4, 6]), (lambda x, y: x + 2, [3, 4, 5]),
+    (lambda x, y: -x, [-1, -2, -3]),
+])
+def test_additive_operators_and_constant_products_keep_integer_dtypes(op, expected):
+    y = op(Variable(_INT.copy()), Variable(_INT.copy()))
+    assert y.dtype == numpy.int32
+    assert y.array.tolist() == expected
+
+
+def test_the_float_check_can_be_turned_off_with_type_check():
+    with C.using_config("type_check", False):
+        y = Variable(_INT.copy()) * Variable(_INT.copy())
+    assert y.array.tolist() == [1, 4, 9]

@@ -445,10 +445,16 @@ class Variable:
             grad_text = 0
         else:
             grad_text = stats(grad)
+        # compat: Chainer prints the array's own device attribute: a NumPy 1 array has none, so
+        # "CPU"; a CuPy array's reads "<CUDA Device 0>"; nothing for an uninitialized Variable.
+        if array is None:
+            device: Any = None
+        else:
+            device = "CPU" if isinstance(array, numpy.ndarray) else array.device
         lines = [
             self.summary(),
-            f"- device: {self.device}",
-            f"- backend: {type(array)}",
+            f"- device: {device}",
+            f"- backend: {None if array is None else type(array)}",
             f"- shape: {None if array is None else array.shape}",
             f"- dtype: {None if array is None else array.dtype}",
             f"- statistics: {None if array is None else stats(array)}",

@@ -286,6 +286,22 @@ def test_debug_print_mentions_shape_and_dtype():
     assert "- shape: (2,)" in text and "- dtype: float32" in text
 
 
+def test_debug_print_lines_are_chainers(xp):
+    x = Variable(xp.asarray(f32(1.0, 3.0)))
+    x.grad = xp.zeros(2, numpy.float32)
+    lines = x.debug_print().split("\n")[1:]
+    device = "CPU" if xp is numpy else str(x.array.device)  # CuPy: "<CUDA Device 0>"
+    assert lines == [f"- device: {device}", f"- backend: {type(x.array)}", "- shape: (2,)",
+                     "- dtype: float32", "- statistics: mean=2.00000000, std=1.00000000",
+                     "- grad: 0"]
+
+
+def test_debug_print_of_an_uninitialized_variable():
+    lines = Variable().debug_print().split("\n")[1:]
+    assert lines == ["- device: None", "- backend: None", "- shape: None", "- dtype: None",
+                     "- statistics: None", "- grad: None"]
+
+
 def test_no_warning_when_gradient_is_fine():
     x = Variable(numpy.array(2.0, numpy.float32))
     with warnings.catch_warnings():

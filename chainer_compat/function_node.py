@@ -5,6 +5,7 @@ Layer 4: imports configuration, backend, function_hook, utils.type_check and var
 
 from __future__ import annotations
 
+import collections
 import traceback
 import weakref
 from collections.abc import Sequence
@@ -151,10 +152,11 @@ class FunctionNode:
 
     @property
     def local_function_hooks(self) -> dict[str, FunctionHook]:
-        """Hooks registered to this function only, by name, in registration order."""
+        """Hooks registered to this function only, by name, in registration order (an
+        OrderedDict, as in Chainer; made on first access)."""
         hooks = self._local_function_hooks
         if hooks is None:
-            hooks = self._local_function_hooks = {}
+            hooks = self._local_function_hooks = collections.OrderedDict()
         return hooks
 
     @property

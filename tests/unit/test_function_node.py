@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+
 import numpy
 import pytest
 
@@ -258,6 +260,7 @@ def test_hooks_are_called_in_order_global_then_local():
     handle.remove()
     handle.remove()
     assert node.local_function_hooks == {}
+    assert type(node.local_function_hooks) is collections.OrderedDict  # as Chainer's
 
 
 def test_add_hook_rejects_duplicates_and_non_hooks():

@@ -70,3 +70,11 @@ def cupy():
     import cupy
 
     return cupy
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks every test that takes the ``cupy`` fixture as ``gpu``: ``-m gpu`` (gpu.sh) must
+    select them, and a test that forgot the mark would otherwise never run anywhere."""
+    for item in items:
+        if "cupy" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.gpu)

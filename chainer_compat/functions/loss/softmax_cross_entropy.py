@@ -122,8 +122,11 @@ def _subtract_one_at_classes(xp: Any, array: Any, labels: Any) -> None:
 # class_weight and with reduce='mean', one elementwise kernel picks, masks and counts the labels
 # and another scales the two sums (8 launches in all after the softmax's), and the gradient is
 # one elementwise kernel. The arithmetic and its order are those of the array expressions, so
-# the values are the same; a label out of range gives NaN instead of an out-of-bounds read.
-# Every other case, and NumPy, keeps the array expressions.
+# the values are the same, but for two details: an ignored label's gradient is +0 where the
+# expressions' multiplication by the mask may give -0 (Chainer's CUDA kernel writes +0 too),
+# and the scale gloss * coeff stays in float32 for float16 inputs where the expressions round
+# it to float16 when coeff is a Python float (normalize=False). A label out of range gives NaN
+# instead of an out-of-bounds read. Every other case, and NumPy, keeps the array expressions.
 @functools.cache
 def _cupy_kernels() -> tuple[Any, Any, Any]:
     """The three kernels of NOTE [fused CuPy kernels]: pick, mean and gradient."""
@@ -154,7 +157,7 @@ def _cupy_kernels() -> tuple[Any, Any, Any]:
         "T gx",
         """
         const ptrdiff_t unit = i % rest, klass = (i / rest) % n_class;
-        const S label = t[(i / (rest * n_class)) * rest + unit];
+        const S label = t[(i / ((ptrdiff_t)rest * n_class)) * rest + unit];
         if (label == ignore_label) {
             gx = T(0.0f);
         } else {
@@ -368,7 +371,8 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
         if y is None:
             y = _softmax(xp, x)
         if not backend.is_cupy_array(coeff):
-            coeff = numpy.dtype(_reduction_dtype(x.dtype)).type(coeff)
+            # A 0-d array, not a scalar: CuPy binds the kernel's F from arrays only.
+            coeff = xp.asarray(coeff, _reduction_dtype(x.dtype))
         return _cupy_kernels()[2](y, t.ravel(), gloss, coeff, x.shape[1], _units(x),
                                   ignore_label)
     # The cached softmax may be read by a later backward again: work on a copy.

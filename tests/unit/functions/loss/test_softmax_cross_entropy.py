@@ -288,7 +288,8 @@ def test_second_backward_reads_the_cached_softmax_unchanged(xp):
 def test_fused_cupy_kernels_match_the_array_expressions(cupy, dtype, shape, normalize,
                                                          cache_score, ignored):
     # NOTE [fused CuPy kernels]: a class_weight of ones takes the array expressions, and
-    # multiplying by 1 is exact, so the two paths must agree to the bit.
+    # multiplying by 1 is exact, so the two paths agree but for the sign of an ignored label's
+    # zero gradient and, in float16 without normalize, the rounding of the scale (one ulp).
     rng = numpy.random.default_rng(11)
     x_array, t = _problem(rng, shape, dtype, ignored=ignored)
     gloss = cupy.asarray(rng.standard_normal(()), dtype)
@@ -302,9 +303,18 @@ def test_fused_cupy_kernels_match_the_array_expressions(cupy, dtype, shape, norm
         results.append((_host(loss.array), _host(x.grad)))
     (fused_loss, fused_grad), (expressions_loss, expressions_grad) = results
     assert fused_loss.dtype == expressions_loss.dtype == dtype
-    assert fused_loss.tobytes() == expressions_loss.tobytes()
-    assert fused_grad.dtype == dtype
-    assert fused_grad.tobytes() == expressions_grad.tobytes()
+    assert fused_grad.dtype == expressions_grad.dtype == dtype
+    if dtype == numpy.float16 and not normalize:
+        tolerance = {"rtol": 2 ** -10, "atol": 0}
+    else:
+        tolerance = {"rtol": 0, "atol": 0}  # equal, +0 and -0 alike
+    numpy.testing.assert_allclose(fused_loss, expressions_loss, **tolerance)
+    numpy.testing.assert_allclose(fused_grad, expressions_grad, **tolerance)
+    if ignored:  # the fused kernel writes +0 there, as Chainer's CUDA kernel does
+        rows = fused_grad.reshape(shape[0], shape[1], -1)
+        labels = t.reshape(shape[0], -1)
+        for sample, unit in zip(*numpy.nonzero(labels == -1)):
+            assert not numpy.signbit(rows[sample, :, unit]).any()
 
 
 def test_label_out_of_range_gives_nan_on_cupy(cupy):

@@ -62,6 +62,8 @@ def _relu_grad(y: Any, gy: Any) -> Any:
     if backend.is_cupy_array(gy) and y.dtype == gy.dtype:
         # One launch instead of a comparison and a mixed multiply (about 50 us for both on an
         # H200's host); the same multiply by the mask cast to gy's dtype, so the same bits.
+        # compat: Chainer's CUDA kernel selects (+0 where y <= 0, even for a NaN, inf or
+        # negative gy) while its CPU path multiplies; we multiply on both, so the devices agree.
         return _cupy_relu_grad()(y, gy)
     return utils.force_array(gy * (y > 0), gy.dtype)
 

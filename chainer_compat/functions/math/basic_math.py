@@ -435,8 +435,9 @@ class DivFromConstant(_FloatUnary):
 def div(self: Variable, rhs: Any) -> Variable:
     """``self / rhs``."""
     if isinstance(rhs, _SCALARS):
-        value = _preprocess_const(self, rhs)
-        return MulConstant(value.dtype.type(1) / value).apply((self,))[0]
+        # The reciprocal in Python's precision, then cast: as Chainer, whose x / c is
+        # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too).
+        return MulConstant(_preprocess_const(self, 1.0 / rhs)).apply((self,))[0]
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 

@@ -238,3 +238,20 @@ def test_the_float_check_can_be_turned_off_with_type_check():
     with C.using_config("type_check", False):
         y = Variable(_INT.copy()) * Variable(_INT.copy())
     assert y.array.tolist() == [1, 4, 9]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_division_by_a_constant_multiplies_by_its_reciprocal_taken_in_python(dtype):
+    # As Chainer: x / c is x * (1. / c), the reciprocal rounded once to x's dtype. Taking it in
+    # x's dtype instead gave 3.332 for float16 1 / 0.3 where Chainer gives 3.334.
+    a = numpy.array([1, 2, 3], dtype)
+    y = Variable(a) / 0.3
+    assert y.dtype == dtype
+    assert y.array.tobytes() == (a * dtype(1.0 / 0.3)).tobytes()
+
+
+def test_division_of_integers_by_a_constant_and_by_zero_are_chainers():
+    y = Variable(_INT.copy()) / 2  # Chainer's int(1. / 2) == 0
+    assert y.dtype == numpy.int32 and y.array.tolist() == [0, 0, 0]
+    with pytest.raises(ZeroDivisionError):
+        Variable(numpy.ones(3, numpy.float32)) / 0

@@ -7,6 +7,7 @@ rules would say; two Variables must share one dtype and broadcast against each o
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import numpy
@@ -437,7 +438,8 @@ def div(self: Variable, rhs: Any) -> Variable:
     if isinstance(rhs, _SCALARS):
         # The reciprocal in Python's precision, then cast: as Chainer, whose x / c is
         # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too).
-        return MulConstant(_preprocess_const(self, 1.0 / rhs)).apply((self,))[0]
+        reciprocal = 1.0 / typing.cast(Any, rhs)  # NumPy scalars divide too (mypy cannot see it)
+        return MulConstant(_preprocess_const(self, reciprocal)).apply((self,))[0]
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 

@@ -293,7 +293,8 @@ def mlp_floor_step(x: Any, t: Any, params: list[Any]) -> tuple[Any, list[Any]]:
     return loss, grads
 
 
-def mlp_floor(x: Any, t: Any, params: list[Any], steps: int) -> tuple[dict[str, float], list[Any]]:
+def mlp_floor(x: Any, t: Any, params: list[Any],
+              steps: int) -> tuple[dict[str, list[float]], list[Any]]:
     """Times ``steps`` floor train steps (from the given params, updated in place).
 
     Returns the seconds of each step, as ``{"step": [...]}``, and the first step's gradients:

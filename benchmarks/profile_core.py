@@ -96,7 +96,8 @@ def profile_with_cprofile(kind: str, n: int, top: int) -> None:
             profiler.disable()
         del x, y
         gc.collect()
-        stats = pstats.Stats(profiler)
+        # Stats.stats is the raw table (undocumented, but stable since Python 2; typeshed omits it).
+        stats: Any = pstats.Stats(profiler)
         total = sum(row[2] for row in stats.stats.values())  # own times add up to the total
         print(f"\n{kind} {phase}: {total / n * 1e6:.2f} us/node under cProfile "
               f"(cProfile adds its own cost to every call; compare shares, not totals)")

@@ -53,6 +53,7 @@ from chainer_compat import function as old_style  # noqa: E402
 # The ctx-style Function lives in chainer_compat.autograd, whose import also switches on the
 # saved-array version checks for every function. It is imported once, up front, so that every
 # workload runs in the same configuration whatever the order (see the report's header).
+_autograd: Any
 try:
     from chainer_compat import autograd as _autograd
     AUTOGRAD_ERROR: str | None = None
@@ -338,10 +339,10 @@ def run_ours(name: str, sizes: Sizes, cache: Cache, reference: Any) -> dict[str,
         return {"fwd": forward_seconds, "bwd": backward_seconds}
     if name == "mlp":
         x, t, arrays = cache.get("mlp_data", sizes, lambda: bench_spec.mlp_data(sizes, xp))
-        times, grads = ours_mlp(x, t, [a.copy() for a in arrays], sizes.mlp_steps)
+        step_times, grads = ours_mlp(x, t, [a.copy() for a in arrays], sizes.mlp_steps)
         for index, (grad, expected) in enumerate(zip(grads, reference)):
             check_close(f"mlp param {index}", grad, expected, rtol=1e-3, atol=1e-5)
-        return times
+        return step_times
     if name == "scaling":
         figures = {}
         for n in sizes.scaling:

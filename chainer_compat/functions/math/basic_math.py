@@ -303,7 +303,10 @@ class SubFromConstant(_Unary):
 def sub(self: Variable, rhs: Any) -> Variable:
     """``self - rhs``."""
     if isinstance(rhs, _SCALARS):
-        return AddConstant(-_preprocess_const(self, rhs)).apply((self,))[0]
+        value = -_preprocess_const(self, rhs)
+        if _direct(self):
+            return _wrap(self._array + value, self)
+        return AddConstant(value).apply((self,))[0]
     if isinstance(rhs, Variable) and _direct(self, rhs):
         return _wrap(self._array - rhs._array, self, rhs)
     return Sub().apply((self, _preprocess_rhs(self, rhs)))[0]
@@ -312,7 +315,10 @@ def sub(self: Variable, rhs: Any) -> Variable:
 def rsub(self: Variable, rhs: Any) -> Variable:
     """``rhs - self``."""
     if isinstance(rhs, _SCALARS):
-        return SubFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
+        value = _preprocess_const(self, rhs)
+        if _direct(self):
+            return _wrap(value - self._array, self)
+        return SubFromConstant(value).apply((self,))[0]
     return Sub().apply((_preprocess_rhs(self, rhs), self))[0]
 
 

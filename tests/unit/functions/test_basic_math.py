@@ -150,8 +150,8 @@ class _Recorder(C.FunctionHook):
 
 
 @pytest.mark.parametrize("op", [
-    lambda x, y: x * 2.5, lambda x, y: x + 2.5, lambda x, y: x * y, lambda x, y: x + y,
-    lambda x, y: x - y, lambda x, y: -x,
+    lambda x, y: x * 2.5, lambda x, y: x + 2.5, lambda x, y: x - 2.5, lambda x, y: 2.5 - x,
+    lambda x, y: x * y, lambda x, y: x + y, lambda x, y: x - y, lambda x, y: -x,
 ])
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
 def test_operator_without_a_node_matches_the_node(xp, op, shape):

@@ -374,15 +374,16 @@ def mul(self: Variable, rhs: Any) -> Variable:
         scalar_type = array.dtype.type  # _preprocess_const, inlined on this hot path
         value = rhs if type(rhs) is scalar_type else scalar_type(rhs)
         flags = _thread_flags.flags
-        if type(array) is _ndarray and not (flags.enable_backprop or flags.hooks or flags.debug):
+        if not (flags.enable_backprop or flags.hooks or flags.debug):
             # _direct and _wrap inlined: a gradient times a constant is the commonest
             # operation of a backward (NOTE [operators without a node]).
-            y = array * value
-            if type(y) is not _ndarray:
-                y = numpy.asarray(y, array.dtype)
-            return _new_variable(y, self._node._requires_grad)
-        if type(array) is not _ndarray and _direct(self):
-            return _wrap(array * value, self)
+            if type(array) is _ndarray:
+                y = array * value
+                if type(y) is not _ndarray:
+                    y = numpy.asarray(y, array.dtype)
+                return _new_variable(y, self._node._requires_grad)
+            if _direct_on_cupy(array, None):
+                return _wrap(array * value, self)
         node = _new(MulConstant)
         node.value = value
         return node.apply((self,))[0]

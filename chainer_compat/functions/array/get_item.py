@@ -53,6 +53,13 @@ def _integer_indices(slices: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(result)
 
 
+def _add_at_slices(target: Any, slices: tuple[Any, ...], values: Any) -> None:
+    """``target[slices] += values`` counting repeated indices; CuPy gets masks as indices."""
+    if type(target) is not numpy.ndarray:
+        slices = _integer_indices(slices)
+    utils.add_at(target, slices, values)
+
+
 def _check_ellipses(slices: tuple[Any, ...]) -> None:
     if sum(1 for s in slices if s is Ellipsis) > 1:
         raise ValueError("Only one Ellipsis is allowed")
@@ -103,7 +110,7 @@ class GetItemGrad(FunctionNode):
         xp = backend.get_array_module(gy)
         gx = xp.zeros(self._in_shape, gy.dtype)
         # add.at sums repeated indices where plain assignment would keep only one.
-        utils.add_at(gx, self.slices if xp is numpy else _integer_indices(self.slices), gy)
+        _add_at_slices(gx, self.slices, gy)
         return gx,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -1,21 +1,19 @@
 """``scatter_add``: adds values into a copy of an array at given indices.
 
-Layer 5: imports backend, configuration, utils, variable, function_node and ``get_item``.
+Layer 5: imports configuration, variable, function_node and ``get_item``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
-from chainer_compat import backend, utils, variable
+from chainer_compat import variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.get_item import (
+    _add_at_slices,
     _check_ellipses,
     _indexed_ndim,
-    _integer_indices,
     _normalize_slices,
     get_item,
 )
@@ -47,8 +45,7 @@ class ScatterAdd(FunctionNode):
             raise ValueError(
                 "Chainer does not support automatic broadcasting of variables.\n"
                 f"b must have the shape of a[slices], {y[self.slices].shape}, got {b.shape}")
-        xp = backend.get_array_module(a)
-        utils.add_at(y, self.slices if xp is numpy else _integer_indices(self.slices), b)
+        _add_at_slices(y, self.slices, b)
         return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

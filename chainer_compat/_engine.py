@@ -21,7 +21,7 @@ from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.configuration import using_config
 from chainer_compat.function_node import _ALL_INDEXES, FunctionNode, _base_backward_accumulate
 from chainer_compat.functions.math import basic_math
-from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
+from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_unlinked_variable
 
 _ndarray = numpy.ndarray
 _weakref = weakref.ref
@@ -61,7 +61,7 @@ def _add_grads(a: Variable, b: Variable) -> Variable:
     total = a._array + b._array
     if type(total) is not _ndarray and isinstance(total, numpy.generic):
         total = numpy.asarray(total)
-    return _new_variable(total, a._node._requires_grad or b._node._requires_grad)
+    return _new_unlinked_variable(total, a._node._requires_grad or b._node._requires_grad)
 
 
 def _total(grad: Any) -> Any:
@@ -207,7 +207,7 @@ class _Run:
                     total = before._array + array
                     if type(total) is not _ndarray and isinstance(total, numpy.generic):
                         total = numpy.asarray(total)
-                    grads[node] = _new_variable(
+                    grads[node] = _new_unlinked_variable(
                         total, before._node._requires_grad or gx._node._requires_grad)
                 else:
                     self.accumulate(node, gx, False)
@@ -456,7 +456,7 @@ def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backp
             _initial_grad(var, loss_scale)
         return
     grad = _initial_grad(var, loss_scale)
-    _backprop_to_all([(var._node, grad)], retain_grad, enable_double_backprop, loss_scale)
+    _backprop_to_all([(var.node, grad)], retain_grad, enable_double_backprop, loss_scale)
 
 
 def _backprop_to_all(seeds: list[tuple[VariableNode, Variable]], retain_grad: bool,
@@ -516,7 +516,7 @@ def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
         if gy is None:
             continue
         _check_grad_type(None, y, False, gy._array)
-        seeds.append((y._node, gy))
+        seeds.append((y.node, gy))
     _backprop_to_all(seeds, False, enable_double_backprop, None)
 
 
@@ -538,7 +538,7 @@ def _subgraph(outputs: Iterable[Variable], inputs: Iterable[Variable]) -> set[Va
             if creator is not None and creator not in visited:
                 pending.append(creator)
     required: set[VariableNode] = set()
-    stack = [x._node for x in inputs]
+    stack = [x.node for x in inputs]
     reached: set[FunctionNode] = set()
     while stack:
         node = stack.pop()
@@ -582,7 +582,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
         _check_sequence(grad_inputs, "grad_inputs", len(inputs), "inputs")
 
     required = _subgraph(outputs, inputs)
-    input_nodes = {x._node for x in inputs}
+    input_nodes = {x.node for x in inputs}
     run = _Run(required, False, retain_grad, loss_scale)
     # The gradient of an input with a creator is captured when that creator is visited.
     run.captured = {}
@@ -597,17 +597,17 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
             gy = Variable(ones, requires_grad=False)
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
-        run.seed(y._node, gy)
+        run.seed(y.node, gy)
     if grad_inputs is not None:
         for x, gx in zip(inputs, grad_inputs):
             if gx is not None:
-                run.accumulate(x._node, gx, False)
+                run.accumulate(x.node, gx, False)
     with using_config("enable_backprop", enable_double_backprop):
         run.run()
     captured = run.captured
     result = []
     for x in inputs:
-        node = x._node
+        node = x.node
         if node in captured:
             result.append(captured[node])
         else:

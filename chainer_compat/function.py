@@ -19,7 +19,7 @@ from chainer_compat.configuration import force_backprop_mode, no_backprop_mode
 from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_hook import FunctionHook, HookHandle
 from chainer_compat.function_node import _ALL_INDEXES, FunctionNode
-from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_variable
+from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_unlinked_variable
 
 # FunctionHook and the two mode helpers are re-exported for legacy ``chainer.function`` imports.
 __all__ = ["Function", "FunctionAdapter", "FunctionHook", "force_backprop_mode",
@@ -229,7 +229,7 @@ class FunctionAdapter(FunctionNode):
             if gx is not None:
                 if type(gx) is not node._array_type:
                     _check_grad_type(self, node, True, gx)  # raises unless equal after all
-                gx = _new_variable(gx, True)
+                gx = _new_unlinked_variable(gx, True)
             if _thread_flags.flags.enable_backprop:
                 _OldStyleGradient.connect(self, grad_outputs, [gx])
             return (gx,)
@@ -251,7 +251,7 @@ class FunctionAdapter(FunctionNode):
         result = []
         for index in target_input_indexes:
             gx = input_grads[index]
-            result.append(None if gx is None else _new_variable(gx, True))
+            result.append(None if gx is None else _new_unlinked_variable(gx, True))
         if _thread_flags.flags.enable_backprop:
             _OldStyleGradient.connect(self, grad_outputs, result)
         return tuple(result)
@@ -340,7 +340,7 @@ class _OldStyleGradient(FunctionNode):
                 input_grads: list[Variable | None]) -> None:
         """Makes a new node the creator of ``input_grads``, depending on what they came from."""
         nodes = list(adapter.inputs)  # type: ignore[arg-type]
-        nodes.extend([gy._node for gy in grad_outputs if gy is not None])
+        nodes.extend([gy.node for gy in grad_outputs if gy is not None])
         node = cls(adapter.label)
         rank = max([x.rank for x in nodes], default=0)
         node.rank = rank
@@ -348,8 +348,9 @@ class _OldStyleGradient(FunctionNode):
         outputs = []
         for gx in input_grads:
             if gx is not None:
-                gx._node.set_creator_node(node)
-                outputs.append(_weakref(gx._node))
+                gx_node = gx.node
+                gx_node.set_creator_node(node)
+                outputs.append(_weakref(gx_node))
         node.outputs = tuple(outputs)
         node._output_count = len(outputs)
 

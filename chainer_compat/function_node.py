@@ -16,7 +16,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_hook import FunctionHook, HookHandle
-from chainer_compat.variable import Variable, VariableNode, _new_node, _new_variable
+from chainer_compat.variable import Variable, VariableNode, _new_node, _new_variable, _PendingNode
 
 _ndarray = numpy.ndarray
 _weakref = weakref.ref
@@ -238,6 +238,8 @@ class FunctionNode:
             if type(x) is not Variable and not isinstance(x, Variable):
                 x = _wrap_input(x, self)
             node = x._node
+            if type(node) is _PendingNode:  # NOTE [nodes made on demand]
+                node = x._own_node()
             if node._requires_grad:
                 requires_grad = True
             if node.rank > rank:

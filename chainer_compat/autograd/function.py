@@ -17,7 +17,7 @@ from chainer_compat import backend
 from chainer_compat.autograd import _saved_arrays
 from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.variable import Variable, _new_variable
+from chainer_compat.variable import Variable, _new_unlinked_variable, _new_variable
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -418,7 +418,7 @@ class _FunctionNode(FunctionNode):
                 return result,
             if type(result) is _ndarray:
                 if not _thread_flags.flags.enable_backprop:
-                    return _new_variable(result, False),
+                    return _new_unlinked_variable(result, False),
                 result = (result,)
         return self._gradients(ctx, target_input_indexes, grad_outputs, result)
 
@@ -459,7 +459,7 @@ class _FunctionNode(FunctionNode):
                 _OnceDifferentiableGradient.connect(self, grad_outputs, grads)
             else:
                 grads = [gx if gx is None or isinstance(gx, Variable)
-                         else _new_variable(gx, False) for gx in grads]
+                         else _new_unlinked_variable(gx, False) for gx in grads]
         return tuple(grads)
 
     def _as_grad_array(self, position: int, gx: Any) -> Any:
@@ -532,7 +532,7 @@ class _OnceDifferentiableGradient(FunctionNode):
                 grads: list[Any]) -> None:
         """Wraps the arrays in ``grads`` into Variables created by a new node, in place."""
         nodes = list(func.inputs)  # type: ignore[arg-type]
-        nodes.extend([gy._node for gy in grad_outputs if gy is not None])
+        nodes.extend([gy.node for gy in grad_outputs if gy is not None])
         requires_grad = False
         for x in nodes:
             if x._requires_grad:

@@ -16,7 +16,7 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
-from chainer_compat.variable import _new_variable
+from chainer_compat.variable import _new_unlinked_variable
 
 _ndarray = numpy.ndarray
 
@@ -46,7 +46,7 @@ class ReLU(FloatActivation):
         gy = grad_outputs[0]
         if y is not None and _may_skip_gradient_nodes(gy):
             # What ReLUGrad2 would output: NOTE [gradients without a node].
-            return _new_variable(_relu_grad(y._array, gy._array),
+            return _new_unlinked_variable(_relu_grad(y._array, gy._array),
                                  y._node._requires_grad or gy._node._requires_grad),
         return ReLUGrad2().apply((y, gy))
 

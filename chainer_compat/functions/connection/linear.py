@@ -14,7 +14,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.basic_math import _direct
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
-from chainer_compat.variable import Variable, _new_variable
+from chainer_compat.variable import Variable, _new_unlinked_variable
 
 
 # NOTE [gradients without a node]
@@ -174,13 +174,13 @@ def _gradients_without_nodes(indexes: tuple[int, ...], x: Variable, w: Variable,
     gy_requires_grad = gy._node._requires_grad
     grads: list[Variable] = []
     if 0 in indexes:
-        grads.append(_new_variable(_grad_data(w._array, gy_array),
+        grads.append(_new_unlinked_variable(_grad_data(w._array, gy_array),
                                    w._node._requires_grad or gy_requires_grad))
     if 1 in indexes:
-        grads.append(_new_variable(_grad_weight(x._array, gy_array, w._array.dtype),
+        grads.append(_new_unlinked_variable(_grad_weight(x._array, gy_array, w._array.dtype),
                                    x._node._requires_grad or gy_requires_grad))
     if 2 in indexes:
-        grads.append(_new_variable(gy_array.sum(axis=0), gy_requires_grad))
+        grads.append(_new_unlinked_variable(gy_array.sum(axis=0), gy_requires_grad))
     return tuple(grads)
 
 

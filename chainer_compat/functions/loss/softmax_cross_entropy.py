@@ -18,7 +18,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
-from chainer_compat.variable import _new_variable
+from chainer_compat.variable import _new_unlinked_variable
 
 _ndarray = numpy.ndarray
 _SOFT_TARGET_LOSSES = ("cross-entropy", "kl-divergence")
@@ -318,7 +318,7 @@ class SoftmaxCrossEntropy(FunctionNode):
                                  self.ignore_label, self.class_weight, self.soft_target)
             requires_grad = (x._node._requires_grad or t._node._requires_grad
                              or gloss._node._requires_grad)
-            return _new_variable(gx_array, requires_grad), None
+            return _new_unlinked_variable(gx_array, requires_grad), None
         grad = _SoftmaxCrossEntropyGrad_NoDoubleBackprop(
             self.ignore_label, self.class_weight, self.y, self._coeff, self.soft_target)
         gx, = grad.apply((x, t, gloss))

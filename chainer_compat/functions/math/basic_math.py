@@ -26,7 +26,7 @@ from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
-from chainer_compat.variable import Variable, _new_variable
+from chainer_compat.variable import Variable, _new_unlinked_variable
 
 _ndarray = numpy.ndarray
 _new = object.__new__
@@ -76,7 +76,7 @@ def _wrap(y: Any, x: Variable, other: Variable | None = None) -> Variable:
         y = numpy.asarray(y, x._array.dtype)
     requires_grad = x._node._requires_grad or (
         other is not None and other._node._requires_grad)
-    return _new_variable(y, requires_grad)
+    return _new_unlinked_variable(y, requires_grad)
 
 
 def _preprocess_const(x: Variable, value: Any) -> Any:
@@ -381,7 +381,7 @@ def mul(self: Variable, rhs: Any) -> Variable:
                 y = array * value
                 if type(y) is not _ndarray:
                     y = numpy.asarray(y, array.dtype)
-                return _new_variable(y, self._node._requires_grad)
+                return _new_unlinked_variable(y, self._node._requires_grad)
             if _direct_on_cupy(array, None):
                 return _wrap(array * value, self)
         node = _new(MulConstant)

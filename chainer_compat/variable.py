@@ -7,6 +7,7 @@ Layer 3: imports from configuration, backend and function_hook at module level; 
 from __future__ import annotations
 
 import copy
+import threading
 import warnings
 import weakref
 from typing import Any
@@ -348,6 +349,7 @@ class _PendingNode:
 
 
 _PENDING = {True: _PendingNode(True), False: _PendingNode(False)}
+_making_nodes = threading.Lock()
 
 
 def _new_unlinked_variable(array: Any, requires_grad: bool) -> Variable:
@@ -662,8 +664,13 @@ class Variable:
         """This Variable's node, made now if it was pending (NOTE [nodes made on demand])."""
         node: Any = self._node
         if type(node) is _PendingNode:
-            node = _node_for(self, None, node._requires_grad)
-            self._node = node
+            # Two threads making the node of one gradient at once would give it two nodes, and
+            # the engine would file its gradient under both: check again under the lock.
+            with _making_nodes:
+                node = self._node
+                if type(node) is _PendingNode:
+                    node = _node_for(self, None, node._requires_grad)
+                    self._node = node
         return node
 
     @property

@@ -172,3 +172,38 @@ def test_the_stand_in_refuses_what_a_node_would_store():
         stand_in.name = "shared"
     with pytest.raises(AttributeError):
         stand_in.shape  # noqa: B018
+
+
+def test_two_threads_making_one_node_get_the_same_node(monkeypatch):
+    # The window between "still pending?" and "store the node" is widened on purpose: without
+    # the lock both threads make a node, and g's gradient is filed under two keys.
+    import threading
+    import time
+
+    from chainer_compat import variable as variable_module
+
+    _, g = _gradient_of("node")
+    assert _is_pending(g)
+    make = variable_module._node_for
+
+    def slow_make(*args):
+        time.sleep(0.05)
+        return make(*args)
+
+    monkeypatch.setattr(variable_module, "_node_for", slow_make)
+    outputs = [None, None]
+
+    def apply_twice(slot):
+        outputs[slot], = Triple().apply((g,))
+
+    threads = [threading.Thread(target=apply_twice, args=(slot,)) for slot in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first, second = (y.creator_node.inputs[0] for y in outputs)
+    assert first is second is g.node
+    total = outputs[0] + outputs[1]
+    total.grad = numpy.ones_like(total.array)
+    total.backward()
+    numpy.testing.assert_array_equal(g.grad, [6.0, 6.0])

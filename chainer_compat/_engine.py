@@ -138,6 +138,11 @@ class _Run:
                 if type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
+                if grad is not None and type(grad._array) is not _ndarray:
+                    device = _other_device(func, output_grads)  # NOTE [backward device]
+                    if device is not None:
+                        self.step_on(device, func, output_grads, hooks)
+                        continue
                 if node is not None:
                     variable = node()  # NOTE [node as weak reference]
                     if variable is None and node._revived is not None:
@@ -149,6 +154,10 @@ class _Run:
                 del grad
             else:
                 output_grads = self.pop_output_grads(func)
+                device = _other_device(func, output_grads)
+                if device is not None:
+                    self.step_on(device, func, output_grads, hooks)
+                    continue
             # 2. Skip the function if none of its inputs wants a gradient.
             input_nodes = func._graph_inputs
             indexes: tuple[int, ...]
@@ -174,10 +183,7 @@ class _Run:
             # 3. One backward step; 4. hand its gradients to the table.
             if (not plain or hooks or func._local_function_hooks or func.lazy_grad_sum
                     or type(func).backward_accumulate is not _base_backward_accumulate):
-                if hooks or func._local_function_hooks:
-                    self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
-                else:
-                    self.step(func, indexes, output_grads)
+                self.step_with_any_hooks(func, indexes, output_grads, hooks)
                 del output_grads
                 self.push_creators(func, indexes)
                 continue
@@ -221,6 +227,20 @@ class _Run:
                             _heappush(pending, (-solo.rank, tick(), solo))
                             solo = None
                         _heappush(pending, (-creator.rank, tick(), creator))
+
+    def step_on(self, device: Any, func: FunctionNode, output_grads: tuple[Any, ...],
+                hooks: Any) -> None:
+        """A whole step, hooks included, with ``device`` current (NOTE [backward device])."""
+        input_nodes = func.inputs
+        if self.targets is None:
+            indexes = tuple([i for i, x in enumerate(input_nodes) if x._requires_grad])
+        else:
+            indexes = tuple([i for i, x in enumerate(input_nodes) if x in self.targets])
+        if not indexes:
+            return
+        with device.create_context():
+            self.step_with_any_hooks(func, indexes, output_grads, hooks)
+        self.push_creators(func, indexes)
 
     def push_creators(self, func: FunctionNode, indexes: tuple[int, ...]) -> None:
         """Queues the creators of ``func``'s inputs that received a gradient."""
@@ -286,6 +306,14 @@ class _Run:
             grads[node] = before
         else:
             grads[node] = _add_grads(_total(before), grad)
+
+    def step_with_any_hooks(self, func: FunctionNode, indexes: tuple[int, ...],
+                            output_grads: tuple[Any, ...], hooks: Any) -> None:
+        """One step, wrapped in the global and local hooks if there are any."""
+        if hooks or func._local_function_hooks:
+            self.step_with_hooks(func, indexes, output_grads, func._merged_hooks(hooks))
+        else:
+            self.step(func, indexes, output_grads)
 
     def step(self, func: FunctionNode, indexes: tuple[int, ...],
              output_grads: tuple[Any, ...]) -> None:
@@ -408,6 +436,30 @@ class _Run:
             if variable is not None:
                 variable._grad_var = grad
                 variable._loss_scale = loss_scale
+
+
+# NOTE [backward device]
+# As in Chainer, a backward step runs with the device of its arrays current: the first CuPy array
+# among the inputs' retained arrays and the output gradients decides (NumPy arrays: no device).
+# A backward that allocates (xp.zeros, a kernel launch) then lands on that GPU even when another
+# one is current, as on a multi-GPU machine. Entering a device costs host time, so the engine
+# does it only when that device is not the current one already, and looks at all only when a
+# gradient is not a NumPy array.
+def _other_device(func: FunctionNode, output_grads: tuple[Any, ...]) -> Any:
+    """The GpuDevice the step must make current, or None when no switch is needed."""
+    for gy in output_grads:
+        if gy is not None:
+            if type(gy._array) is _ndarray:
+                return None
+            break
+    else:
+        return None
+    arrays = [x._data for x in func.inputs]
+    arrays += [gy._array for gy in output_grads if gy is not None]
+    device = backend.get_device_from_array(*arrays)
+    if type(device) is backend.GpuDevice and device.device.id != backend.current_cuda_device_id():
+        return device
+    return None
 
 
 def _missing_return_hint(value: Any) -> str:

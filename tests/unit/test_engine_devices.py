@@ -1,0 +1,173 @@
+"""Backward steps run with their arrays' GPU current (NOTE [backward device] in _engine.py).
+
+A stand-in CuPy with two devices runs here on any machine: its arrays are NumPy arrays that carry
+a device, and its device objects keep a current-device stack, as CuPy's do. A real two-GPU test
+sits beside it for machines that have them.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy
+import pytest
+
+from chainer_compat import FunctionNode, Variable, backend
+from chainer_compat.backends import _cuda
+
+
+class _TwoDevices:
+    """The CUDA runtime of the stand-in: two devices and the current one."""
+
+    def __init__(self) -> None:
+        self.current = [0]
+        self.entered: list[int] = []
+
+
+def _stand_in_cupy(runtime: _TwoDevices) -> types.ModuleType:
+    module = types.ModuleType("cupy")
+
+    class Device:
+        def __init__(self, device_id: int = 0) -> None:
+            self.id = int(device_id)
+
+        def __enter__(self) -> Device:
+            runtime.entered.append(self.id)
+            runtime.current.append(self.id)
+            return self
+
+        def __exit__(self, *exc_info: object) -> None:
+            runtime.current.pop()
+
+        def use(self) -> None:
+            runtime.current[-1] = self.id
+
+    class ndarray(numpy.ndarray):  # a CuPy array as far as chainer_compat can tell
+        device: Device | None = None
+
+        def __array_finalize__(self, obj: object) -> None:
+            self.device = getattr(obj, "device", None)
+
+    module.ndarray = ndarray
+    module.cuda = types.SimpleNamespace(
+        Device=Device,
+        runtime=types.SimpleNamespace(getDevice=lambda: runtime.current[-1],
+                                      getDeviceCount=lambda: 2))
+    return module
+
+
+@pytest.fixture
+def two_gpus(monkeypatch: pytest.MonkeyPatch) -> tuple[types.ModuleType, _TwoDevices]:
+    runtime = _TwoDevices()
+    module = _stand_in_cupy(runtime)
+    monkeypatch.setitem(sys.modules, "cupy", module)
+    monkeypatch.setattr(backend, "_cupy_ndarray_type", None)
+    monkeypatch.setattr(_cuda, "_state", None)
+    return module, runtime
+
+
+def _on(module: types.ModuleType, device_id: int, values: list[float]) -> numpy.ndarray:
+    array = numpy.array(values, numpy.float32).view(module.ndarray)
+    array.device = module.cuda.Device(device_id)
+    return array
+
+
+class RecordsDevice(FunctionNode):
+    """y = 2x; its backward notes which device was current."""
+
+    def __init__(self, runtime: _TwoDevices) -> None:
+        self.runtime = runtime
+        self.seen: list[int] = []
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        self.seen.append(self.runtime.current[-1])
+        return grad_outputs[0] * 2.0,
+
+
+def test_a_step_on_another_gpu_makes_that_gpu_current(two_gpus):
+    module, runtime = two_gpus
+    x = Variable(_on(module, 1, [1.0, 2.0]))
+    first, second = RecordsDevice(runtime), RecordsDevice(runtime)
+    y, = second.apply(first.apply((x,)))
+    y.grad = _on(module, 1, [1.0, 1.0])
+    assert runtime.current == [0]
+    y.backward()
+    assert first.seen == [1] and second.seen == [1]
+    assert runtime.current == [0]  # restored after each step
+    numpy.testing.assert_array_equal(numpy.asarray(x.grad), [4.0, 4.0])
+    assert x.grad.device.id == 1
+
+
+def test_a_step_on_the_current_gpu_enters_no_device(two_gpus):
+    module, runtime = two_gpus
+    runtime.current = [1]
+    x = Variable(_on(module, 1, [1.0, 2.0]))
+    node = RecordsDevice(runtime)
+    y, = node.apply((x,))
+    y.grad = _on(module, 1, [1.0, 1.0])
+    runtime.entered.clear()
+    y.backward()
+    assert node.seen == [1] and runtime.entered == []
+
+
+def test_hooks_run_inside_the_device_of_the_step(two_gpus):
+    module, runtime = two_gpus
+    from chainer_compat import function_hook
+
+    class Hook(function_hook.FunctionHook):
+        name = "devices"
+
+        def __init__(self) -> None:
+            self.seen: list[int] = []
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.seen.append(runtime.current[-1])
+
+        def backward_postprocess(self, function, in_data, out_grad):
+            self.seen.append(runtime.current[-1])
+
+    x = Variable(_on(module, 1, [3.0]))
+    node = RecordsDevice(runtime)
+    y, = node.apply((x,))
+    y.grad = _on(module, 1, [1.0])
+    hook = Hook()
+    with hook:
+        y.backward()
+    assert hook.seen == [1, 1] and node.seen == [1]
+
+
+def test_numpy_steps_enter_no_device(two_gpus):
+    module, runtime = two_gpus
+    x = Variable(numpy.array([1.0], numpy.float32))
+    node = RecordsDevice(runtime)
+    y, = node.apply((x,))
+    y.backward()
+    assert runtime.entered == [] and node.seen == [0]
+
+
+@pytest.mark.gpu
+def test_on_two_real_gpus_backward_allocates_on_the_arrays_gpu():
+    cupy = pytest.importorskip("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two CUDA devices")
+
+    class AllocatesGradient(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+
+        def backward(self, indexes, grad_outputs):
+            fresh = cupy.full(grad_outputs[0].shape, 2.0, grad_outputs[0].dtype)
+            return Variable(fresh) * grad_outputs[0],
+
+    with cupy.cuda.Device(1):
+        x = Variable(cupy.arange(3, dtype=cupy.float32))
+        y, = AllocatesGradient().apply((x,))
+        y.grad = cupy.ones(3, cupy.float32)
+    with cupy.cuda.Device(0):
+        y.backward()
+    assert x.grad.device.id == 1
+    cupy.testing.assert_array_equal(x.grad, cupy.full(3, 2.0, cupy.float32))

@@ -237,6 +237,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             self.soft_target = True
         if thread_flags.flags.debug and not self.soft_target:  # NOTE [fast flags] (configuration)
             _check_input_values(x, t, self.ignore_label)
+        if self.class_weight is not None and not self.soft_target:
+            _check_class_weight_length(self.class_weight, x)
         if x.size == 0:
             return self._forward_empty(xp, x, t)
 
@@ -398,6 +400,15 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
     return gx
 
 
+def _check_class_weight_length(class_weight: Any, x: Any) -> None:
+    # compat: ValueError, as from Chainer's broadcast of the weights over x. Soft targets ignore
+    # class_weight, in Chainer too.
+    if class_weight.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"class_weight of softmax_cross_entropy must hold one weight per class "
+            f"({x.shape[1]}), got shape {class_weight.shape}")
+
+
 def _double_backward_softmax_cross_entropy(
         x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int, reduce: str,
         soft_target_loss: str) -> variable.Variable:
@@ -416,6 +427,8 @@ def _double_backward_softmax_cross_entropy(
     soft_target = x_array.ndim == t.ndim and x_array.shape == t.shape
     if config.debug and not soft_target:
         _check_input_values(x_array, t, ignore_label)
+    if class_weight is not None and not soft_target:
+        _check_class_weight_length(class_weight, x_array)
 
     log_y = log_softmax(x)
     if soft_target:

@@ -219,6 +219,29 @@ def test_invalid_class_weight_raises_value_error(class_weight, message):
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])
+@pytest.mark.parametrize("classes", [2, 4])
+def test_class_weight_of_another_length_raises_value_error(enable_double_backprop, classes):
+    # compat: Chainer's broadcast of the weights raises ValueError; a longer array must not be
+    # read silently, nor a shorter one fail with IndexError.
+    with pytest.raises(ValueError, match=rf"one weight per class \(3\), got shape \({classes},\)"):
+        softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.array([2, 0], numpy.int32),
+                              class_weight=numpy.ones(classes, "f"),
+                              enable_double_backprop=enable_double_backprop)
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+def test_soft_targets_ignore_class_weight(enable_double_backprop):
+    # compat: Chainer applies class_weight to integer labels only, whatever its length.
+    x = numpy.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], "f")
+    t = numpy.array([[0.2, 0.3, 0.5], [0.6, 0.4, 0.0]], "f")
+    plain = softmax_cross_entropy(x, t, enable_double_backprop=enable_double_backprop)
+    for weights in (numpy.full(3, 2.0, "f"), numpy.ones(5, "f")):
+        weighted = softmax_cross_entropy(x, t, class_weight=weights,
+                                         enable_double_backprop=enable_double_backprop)
+        assert weighted.array == plain.array
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
 def test_label_shape_mismatch_raises_invalid_type(enable_double_backprop):
     with pytest.raises(type_check.InvalidType, match=r"SoftmaxCrossEntropy[\s\S]*t\.shape"):
         softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros(3, numpy.int32),

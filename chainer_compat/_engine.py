@@ -138,7 +138,7 @@ class _Run:
                 if type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
-                if grad is not None and type(grad._array) is not _ndarray:
+                if node is not None and node._array_type is not _ndarray:
                     device = _other_device(func, output_grads)  # NOTE [backward device]
                     if device is not None:
                         self.step_on(device, func, output_grads, hooks)

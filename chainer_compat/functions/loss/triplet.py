@@ -54,11 +54,14 @@ class Triplet(FunctionNode):
         anchor, positive, negative = self.get_retained_inputs()
         gy, = grad_outputs
         count = len(anchor)
-        per_sample = (count,) + (1,) * (anchor.ndim - 1)
+        # The loss has one entry per fiber along axis 1, shape (N, *shape[2:]); reinserting
+        # that axis as length 1 lets each entry's factor broadcast over its own fiber.
+        loss_shape = self.dist_hinge.shape
+        fiber_shape = loss_shape[:1] + (1,) + loss_shape[1:]
         active = utils.force_array(self.dist_hinge > 0).astype(anchor.dtype)
         if self.reduce == "mean":
-            gy = broadcast_to(gy * (1.0 / count), (count,))
-        scale = broadcast_to(reshape(gy, per_sample) * (2 * active.reshape(per_sample)),
+            gy = broadcast_to(gy * (1.0 / count), loss_shape)
+        scale = broadcast_to(reshape(gy, fiber_shape) * (2 * active.reshape(fiber_shape)),
                              anchor.shape)
         grads = []
         for i in indexes:
@@ -76,15 +79,18 @@ def triplet(anchor: Any, positive: Any, negative: Any, margin: float = 0.2,
     """Triplet loss ``max(|a - p|**2 - |a - n|**2 + margin, 0)`` per sample (squared
     Euclidean distances over axis 1).
 
+    Inputs of more than two dimensions give one loss per fiber along axis 1: the distances
+    are summed over axis 1 only.
+
     Args:
-        anchor: Float anchor examples of shape ``(N, K)``.
+        anchor: Float anchor examples of shape ``(N, K)`` or ``(N, K, ...)``.
         positive: Positive examples, of ``anchor``'s shape and dtype.
         negative: Negative examples, of ``anchor``'s shape and dtype.
         margin: Positive margin.
-        reduce: ``'mean'`` over samples, or ``'no'`` for one loss per sample.
+        reduce: ``'mean'``: the sum of the losses divided by ``N``; ``'no'``: every loss.
 
     Returns:
-        The loss: shape ``()``, or ``(N,)`` for ``'no'``.
+        The loss: shape ``()``, or ``(N,) + anchor.shape[2:]`` for ``'no'``.
 
     Raises:
         ValueError: On a non-positive ``margin`` or an invalid ``reduce``.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat import gradient_check
+from chainer_compat import gradient_check, variable
 from chainer_compat.functions.loss.triplet import triplet
+from chainer_compat.functions.math.sum import sum as sum_all
 from chainer_compat.utils import type_check
 
 
@@ -75,3 +76,69 @@ def test_shape_mismatch_raises_invalid_type():
     anchor, positive, _ = _problem(numpy.random.default_rng(4), numpy.float32)
     with pytest.raises(type_check.InvalidType, match=r"Triplet[\s\S]*negative\.shape"):
         triplet(anchor, positive, numpy.zeros((5, 2), numpy.float32))
+
+
+HIGHER_RANK_SHAPES = [(4, 3, 2), (3, 4, 2, 2)]
+
+
+def _fiber_reference(anchor, positive, negative, margin, reduce):
+    """Loss and anchor gradient (for an all-ones upstream gradient) fiber by fiber along axis 1.
+
+    Every index of the loss names one fiber ``x[i, :, j, ...]`` of the inputs.
+    """
+    anchor, positive, negative = (v.astype(numpy.float64) for v in (anchor, positive, negative))
+    loss_shape = anchor.shape[:1] + anchor.shape[2:]
+    losses = numpy.zeros(loss_shape)
+    anchor_grad = numpy.zeros(anchor.shape)
+    scale = 1.0 / len(anchor) if reduce == "mean" else 1.0
+    for index in numpy.ndindex(*loss_shape):
+        fiber = (index[0], slice(None)) + index[1:]
+        a, p, n = anchor[fiber], positive[fiber], negative[fiber]
+        losses[index] = max(((a - p) ** 2).sum() - ((a - n) ** 2).sum() + margin, 0.0)
+        if losses[index] > 0:
+            anchor_grad[fiber] = 2 * (n - p) * scale
+    loss = losses.sum() / len(anchor) if reduce == "mean" else losses
+    return loss, anchor_grad
+
+
+def _higher_rank_problem(rng, shape, margin):
+    anchor = rng.uniform(-1, 1, shape)
+    positive = anchor + rng.uniform(-0.5, 0.5, shape)
+    negative = anchor + rng.uniform(-0.8, 0.8, shape)
+    before_hinge = (((anchor - positive) ** 2).sum(axis=1)
+                    - ((anchor - negative) ** 2).sum(axis=1) + margin)
+    # Precondition: no loss sits at the kink, and both sides of it are exercised.
+    assert (abs(before_hinge) > 1e-2).all()
+    assert (before_hinge > 0).any() and (before_hinge < 0).any()
+    return anchor, positive, negative
+
+
+@pytest.mark.parametrize("shape", HIGHER_RANK_SHAPES)
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_higher_rank_forward_and_backward_sum_over_axis_one_only(xp, shape, reduce):
+    arrays = _higher_rank_problem(numpy.random.default_rng(5), shape, 0.2)
+    expected_loss, expected_grad = _fiber_reference(*arrays, 0.2, reduce)
+    anchor = variable.Variable(xp.asarray(arrays[0]))
+    loss = triplet(anchor, *[xp.asarray(a) for a in arrays[1:]], margin=0.2, reduce=reduce)
+    # 'no' keeps one loss per fiber: the batch axis and the axes after axis 1.
+    assert loss.shape == numpy.shape(expected_loss)
+    numpy.testing.assert_allclose(_host(loss.array), expected_loss, rtol=1e-12)
+    sum_all(loss).backward()
+    assert anchor.grad.shape == shape
+    numpy.testing.assert_allclose(_host(anchor.grad), expected_grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", HIGHER_RANK_SHAPES)
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_higher_rank_backward_and_double_backward_match_numerical(xp, shape, reduce):
+    rng = numpy.random.default_rng(6)
+    arrays = tuple(xp.asarray(a) for a in _higher_rank_problem(rng, shape, 0.5))
+    loss_shape = () if reduce == "mean" else shape[:1] + shape[2:]
+    gy = xp.asarray(rng.standard_normal(loss_shape))
+    grad_grads = tuple(xp.asarray(rng.standard_normal(shape)) for _ in range(3))
+
+    def f(*args):
+        return triplet(*args, margin=0.5, reduce=reduce)
+
+    gradient_check.check_backward(f, arrays, gy, dtype=numpy.float64)
+    gradient_check.check_double_backward(f, arrays, gy, grad_grads, dtype=numpy.float64)

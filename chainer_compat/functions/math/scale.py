@@ -16,21 +16,25 @@ def scale(x: Any, y: Any, axis: int = 1) -> variable.Variable:
     """Multiplies ``x`` by ``y``, lining ``y``'s axes up with ``x``'s from ``axis`` on.
 
     For ``x`` of shape ``(100, 3, 40, 5, 6)``, ``y`` of shape ``(3, 40)`` and ``axis=1``,
-    ``y`` acts as an array of shape ``(1, 3, 40, 1, 1)`` broadcast to ``x``'s shape.
+    ``y`` acts as an array of shape ``(1, 3, 40, 1, 1)`` broadcast to ``x``'s shape. ``y``
+    may have 1 on an axis where ``x`` is longer, as in ``(3, 1)``.
 
     Args:
         x: Input Variable or array.
-        y: Variable or array to multiply by, its shape a run of ``x``'s axes.
-        axis: The first axis of ``x`` that ``y`` covers.
+        y: Variable or array to multiply by, its shape a run of ``x``'s axes (or 1 on any of
+            them).
+        axis: The first axis of ``x`` that ``y`` covers; must be non-negative.
 
     Returns:
         The output Variable.
 
     Raises:
-        ValueError: If ``y``'s shape is not ``x.shape[axis:axis + y.ndim]``.
+        chainer_compat.utils.type_check.InvalidType: If ``y``, lined up from ``axis``, does
+            not broadcast to ``x``'s shape.
 
     Compat:
-        Chainer checks the shapes only in debug mode, with an ``assert``.
+        Chainer's debug mode also asserts that ``y``'s shape equals
+        ``x.shape[axis:axis + y.ndim]`` exactly; that assertion is not reproduced.
     """
     x = variable.as_variable(x)
     return x * _align(x, y, axis, "scale")

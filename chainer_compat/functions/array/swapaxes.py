@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import check_axis, require_int
+from chainer_compat.functions.array._common import require_int
 from chainer_compat.utils import type_check
 
 
@@ -22,8 +24,15 @@ class Swapaxes(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
-        check_axis(in_types[0], self.axis1)
-        check_axis(in_types[0], self.axis2)
+        ndim = type_check.eval(in_types[0].ndim)
+        # compat: Chainer leaves the axes to NumPy, whose AxisError is a ValueError and an
+        # IndexError; axis1 is checked first, as NumPy does.
+        for name, axis in (("axis1", self.axis1), ("axis2", self.axis2)):
+            if not -ndim <= axis < ndim:
+                raise numpy.exceptions.AxisError(
+                    axis, ndim,
+                    f"{name} must be in [-{ndim}, {ndim}) to name an axis of the {ndim}-d x, "
+                    f"got {axis}; {name}")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -46,7 +55,8 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> variable.Variable:
 
     Raises:
         TypeError: If an axis is not an int.
-        chainer_compat.utils.type_check.InvalidType: If an axis is out of range.
+        numpy.exceptions.AxisError: If an axis is out of range (a ValueError and an
+            IndexError).
     """
     y, = Swapaxes(axis1, axis2).apply((x,))
     return y

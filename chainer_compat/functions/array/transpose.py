@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array._common import require_int
 from chainer_compat.utils import type_check
 
 
@@ -16,7 +19,8 @@ class Transpose(FunctionNode):
     """Permutes the axes of its input (reverses them when ``axes`` is None)."""
 
     def __init__(self, axes: Any = None) -> None:
-        self.axes = None if axes is None else tuple(int(axis) for axis in axes)
+        self.axes = None if axes is None else tuple(require_int(axis, "each entry of axes")
+                                                    for axis in axes)
 
     @property
     def label(self) -> str:
@@ -25,14 +29,7 @@ class Transpose(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         if self.axes is not None:
-            type_check.expect(in_types[0].ndim == len(self.axes))
-            ndim = type_check.eval(in_types[0].ndim)
-            normalized = sorted(axis % ndim if -ndim <= axis < ndim else axis
-                                for axis in self.axes)
-            if normalized != list(range(ndim)):
-                raise type_check.InvalidType(
-                    f"axes is a permutation of range(x.ndim) = range({ndim})",
-                    f"axes = {self.axes}")
+            _check_permutation(self.axes, type_check.eval(in_types[0].ndim))
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         # Transpose runs on every Variable.T: skip the expressions when nothing can be wrong.
@@ -54,6 +51,28 @@ class Transpose(FunctionNode):
         return Transpose(inverse).apply(grad_outputs)
 
 
+def _check_permutation(axes: tuple[int, ...], ndim: int) -> None:
+    """Raises what NumPy's ``transpose`` raises, in its order, with a message that says more.
+
+    compat: Chainer leaves the axes to NumPy, so its users catch ValueError and AxisError,
+    and may match NumPy's wording ("axes don't match array", "repeated axis in transpose").
+    """
+    rule = f"axes must be a permutation of range(x.ndim) = range({ndim})"
+    advice = "pass each axis of x once, or None to reverse them"
+    if len(axes) != ndim:
+        raise ValueError(f"{rule}, got {axes!r} of length {len(axes)}: "
+                         f"axes don't match array; {advice}")
+    seen: set[int] = set()
+    for axis in axes:
+        if not -ndim <= axis < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim, f"{rule}, got {axes!r}")
+        normalized = axis % ndim
+        if normalized in seen:
+            raise ValueError(f"{rule}, got {axes!r} (axis {normalized} appears twice): "
+                             f"repeated axis in transpose; {advice}")
+        seen.add(normalized)
+
+
 def transpose(x: Any, axes: Any = None) -> variable.Variable:
     """Permutes the axes of ``x``.
 
@@ -66,8 +85,10 @@ def transpose(x: Any, axes: Any = None) -> variable.Variable:
         A Variable holding a transposed view of ``x``'s array.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: If ``axes`` is not a permutation of
-            the axes of ``x``.
+        TypeError: If an entry of ``axes`` is not an int.
+        ValueError: If ``axes`` has not one entry per axis of ``x``, or repeats an axis.
+        numpy.exceptions.AxisError: If an entry of ``axes`` is out of range (a ValueError
+            and an IndexError).
     """
     y, = Transpose(axes).apply((x,))
     return y

@@ -24,8 +24,15 @@ class Mean(AxisReduction):
             count = x.size
         else:
             count = utils.size_of_shape(tuple(x.shape[a] for a in self.axis))
-        # An empty reduction gives NaN forward (as NumPy's mean); its gradient is empty anyway.
-        self.multiplier = 1.0 / count if count else 0.0
+        if count == 0:
+            # compat: Chainer divides by the element count in Python, so an empty mean raises
+            # ZeroDivisionError (not NumPy's NaN with a RuntimeWarning).
+            reduced = "all axes" if self.axis is None else f"axis={_shown_axis(self.axis)}"
+            raise ZeroDivisionError(
+                f"mean must average at least one element, got none over {reduced} of x with "
+                f"shape {tuple(x.shape)}: float division by zero; skip empty inputs, or "
+                "reduce over axes of nonzero length")
+        self.multiplier = 1.0 / count
         return utils.force_array(x.mean(axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
@@ -33,6 +40,10 @@ class Mean(AxisReduction):
         if not self.keepdims:
             gy = reshape(gy, keepdims_shape(self._in_shape, self.axis))
         return broadcast_to(gy, self._in_shape),
+
+
+def _shown_axis(axis: tuple[int, ...]) -> int | tuple[int, ...]:
+    return axis[0] if len(axis) == 1 else axis
 
 
 def _mean(x: Any, axis: Any, keepdims: bool = False) -> variable.Variable:
@@ -56,6 +67,9 @@ def average(x: Any, axis: Any = None, weights: Any = None,
 
     Raises:
         TypeError: If ``axis`` is not None, an int or a tuple of ints.
+        ZeroDivisionError: If ``weights`` is None and the reduction covers no element (an
+            empty ``x``, or a zero-length axis in ``axis``). With ``weights``, an empty
+            reduction gives NaN, as in Chainer.
         ValueError: If ``axis`` repeats an axis, or is a tuple of several axes while
             ``weights`` is given.
     """

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
@@ -17,17 +19,30 @@ class NormalizeL2(FunctionNode):
 
     def __init__(self, eps: float = 1e-5, axis: Any = 1) -> None:
         self.eps = eps
-        self.axis = (axis,) if isinstance(axis, int) else tuple(axis)
+        self.axis: tuple[int, ...] | None
+        if axis is None:
+            self.axis = None  # every axis, as NumPy's sum takes it (Chainer accepts it too)
+        elif isinstance(axis, (int, numpy.integer)):
+            self.axis = (int(axis),)
+        else:
+            self.axis = tuple(axis)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         x_type, = in_types
         type_check.expect(x_type.dtype.kind == "f")
+        if self.axis is None:
+            return
+        ndim = type_check.eval(x_type.ndim)
+        # compat: Chainer leaves the axes to NumPy's sum, whose AxisError is a ValueError and
+        # an IndexError; the default axis=1 hits it on a 1-d x.
         for axis in self.axis:
-            if axis >= 0:
-                type_check.expect(axis < x_type.ndim)
-            else:
-                type_check.expect(-axis - 1 < x_type.ndim)
+            if not -ndim <= axis < ndim:
+                shown = self.axis if len(self.axis) > 1 else axis
+                raise numpy.exceptions.AxisError(
+                    axis, ndim,
+                    f"axis must be in [-{ndim}, {ndim}) for a {ndim}-d x "
+                    f"(axis=-1 names its last axis), got {shown}")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
@@ -57,13 +72,14 @@ def normalize(x: Any, eps: float = 1e-5, axis: Any = 1) -> variable.Variable:
     Args:
         x: Float input Variable or array.
         eps: Added to the norm to avoid dividing by zero.
-        axis: The axis, or tuple of axes, of the norm.
+        axis: The axis, or tuple of axes, of the norm (None: all axes).
 
     Returns:
         A Variable of ``x``'s shape.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: On a non-float input or an axis out of
-            range.
+        chainer_compat.utils.type_check.InvalidType: On a non-float input.
+        numpy.exceptions.AxisError: On an axis out of range, as the default ``axis=1`` is on
+            a 1-d ``x`` (a ValueError and an IndexError).
     """
     return NormalizeL2(eps, axis).apply((x,))[0]

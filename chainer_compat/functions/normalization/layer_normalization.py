@@ -29,8 +29,19 @@ class LayerNormalization(FunctionNode):
             gamma_type.dtype == x_type.dtype,
             beta_type.dtype == x_type.dtype,
             gamma_type.shape == beta_type.shape,
-            x_type.shape[1] == gamma_type.shape[0],
         )
+        # compat: Chainer does not type-check the unit count; NumPy's broadcasting rejects a
+        # mismatch with ValueError, which is what Chainer's users catch. One entry would
+        # broadcast there, but its gradient could not have gamma's shape: reject it as well.
+        units = type_check.eval(x_type.shape[1])
+        gamma_shape = type_check.eval(gamma_type.shape)
+        if gamma_shape != (units,):
+            x_shape = type_check.eval(x_type.shape)
+            reason = "" if gamma_shape == (1,) else (
+                f": operands could not be broadcast together with x of shape {x_shape}")
+            raise ValueError(
+                f"gamma and beta must have shape (x.shape[1],) = ({units},), got "
+                f"{gamma_shape}{reason}; pass one scale and one shift per unit of x")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -80,6 +91,8 @@ def layer_normalization(x: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> var
         A Variable of ``x``'s shape.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
+        chainer_compat.utils.type_check.InvalidType: On wrong dtypes or dimensions, or if
+            ``gamma`` and ``beta`` differ in shape.
+        ValueError: If ``gamma`` and ``beta`` do not have one entry per unit of ``x``.
     """
     return LayerNormalization(eps).apply((x, gamma, beta))[0]

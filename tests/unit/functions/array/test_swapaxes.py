@@ -7,7 +7,7 @@ import pytest
 
 from chainer_compat.functions.array.moveaxis import moveaxis
 from chainer_compat.functions.array.rollaxis import rollaxis
-from chainer_compat.functions.array.swapaxes import swapaxes
+from chainer_compat.functions.array.swapaxes import Swapaxes, swapaxes
 from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -38,9 +38,26 @@ def test_moveaxis_values_and_gradients(source, destination, dtype, uniform, chec
                    lambda x: numpy.moveaxis(x, source, destination))
 
 
-def test_swapaxes_axis_out_of_range_is_rejected():
-    with pytest.raises(type_check.InvalidType, match=r"Swapaxes \(Forward\)[\s\S]*ndim"):
-        swapaxes(numpy.ones((2, 3)), 0, 2)
+@pytest.mark.parametrize("axis1, axis2, name, axis", [
+    (0, 2, "axis2", 2), (5, 0, "axis1", 5), (0, -3, "axis2", -3), (7, 9, "axis1", 7)])
+def test_swapaxes_axis_out_of_range_raises_axis_error(axis1, axis2, name, axis):
+    with pytest.raises(numpy.exceptions.AxisError) as info:
+        swapaxes(numpy.ones((2, 3)), axis1, axis2)
+    # NumPy's (and so Chainer's) wording, and the AxisError attributes.
+    assert info.match(rf"{name} must be in \[-2, 2\)")
+    assert f"{name}: axis {axis} is out of bounds for array of dimension 2" in str(info.value)
+    assert (info.value.axis, info.value.ndim) == (axis, 2)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, IndexError)
+
+
+def test_swapaxes_non_integer_axis_raises_type_error():
+    with pytest.raises(TypeError, match="axis2 must be int"):
+        swapaxes(numpy.ones((2, 3)), 0, 1.0)
+
+
+def test_swapaxes_wrong_input_count_still_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"Swapaxes \(Forward\)"):
+        Swapaxes(0, 1).apply((numpy.ones((2, 3)), numpy.ones((2, 3))))
 
 
 @pytest.mark.parametrize("axis, start", [(2, 0), (0, 3), (0, -3)])

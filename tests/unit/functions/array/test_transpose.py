@@ -1,12 +1,13 @@
-"""transpose: values, gradients for any permutation, Variable.T, axis errors."""
+"""transpose: values, gradients for any permutation, Variable.T, NumPy's axis errors."""
 
 from __future__ import annotations
 
 import numpy
 import pytest
 
+import chainer_compat
 from chainer_compat import Variable
-from chainer_compat.functions.array.transpose import transpose
+from chainer_compat.functions.array.transpose import Transpose, transpose
 from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -26,7 +27,45 @@ def test_variable_t_reverses_the_axes():
     assert x.transpose(1, 0).creator.label == "Transpose"
 
 
-@pytest.mark.parametrize("axes", [(0,), (0, 0), (0, 2)])
-def test_axes_that_are_no_permutation_are_rejected(axes):
-    with pytest.raises(type_check.InvalidType, match=r"Transpose \(Forward\)[\s\S]*(axes|ndim)"):
+@pytest.mark.parametrize("axes, error, match", [
+    ((0,), ValueError, "axes don't match array"),
+    ((0, 1, 2), ValueError, "axes don't match array"),
+    ((0, 0), ValueError, r"repeated axis in transpose"),
+    ((1, -1), ValueError, r"\(axis 1 appears twice\)"),
+    ((0, 2), numpy.exceptions.AxisError, "axis 2 is out of bounds for array of dimension 2"),
+    ((0, -3), numpy.exceptions.AxisError, "axis -3 is out of bounds"),
+])
+def test_axes_that_are_no_permutation_raise_numpys_errors(axes, error, match):
+    with pytest.raises(error, match=r"axes must be a permutation of range\(x\.ndim\)") as info:
         transpose(numpy.ones((2, 3)), axes)
+    assert info.type is error
+    assert info.match(match)
+
+
+def test_axes_are_checked_in_numpys_order():
+    # The length first, then each entry in turn: a repeat before an out-of-range entry.
+    with pytest.raises(ValueError, match="axes don't match array"):
+        transpose(numpy.ones((2, 3)), (5, 5, 5))
+    with pytest.raises(ValueError, match="repeated axis"):
+        transpose(numpy.ones((2, 3, 4)), (0, 0, 7))
+    with pytest.raises(numpy.exceptions.AxisError):
+        transpose(numpy.ones((2, 3, 4)), (7, 0, 0))
+
+
+@pytest.mark.parametrize("axes", [(1.0, 0), (True, False)])
+def test_non_integer_axes_raise_type_error(axes):
+    with pytest.raises(TypeError, match="each entry of axes must be int"):
+        transpose(numpy.ones((2, 3)), axes)
+
+
+def test_a_wrong_input_count_still_raises_invalid_type():
+    with pytest.raises(type_check.InvalidType, match=r"Transpose \(Forward\)"):
+        Transpose((1, 0)).apply((numpy.ones((2, 3)), numpy.ones((2, 3))))
+
+
+def test_without_type_check_numpy_raises_the_same_types():
+    with chainer_compat.using_config("type_check", False):
+        with pytest.raises(ValueError, match="repeated axis"):
+            transpose(numpy.ones((2, 3)), (0, 0))
+        with pytest.raises(numpy.exceptions.AxisError):
+            transpose(numpy.ones((2, 3)), (0, 2))

@@ -67,3 +67,36 @@ def test_argument_errors():
         average(x, axis=2)
     with pytest.raises(type_check.InvalidType):
         Mean(None, False).apply((numpy.arange(3),))
+
+
+@pytest.mark.parametrize("shape, axis, keepdims", [
+    ((0,), None, False), ((0, 3), None, True), ((0, 3), 0, False), ((0, 3), -2, True),
+    ((2, 0), (0, 1), False), ((2, 0, 3), (1,), False)])
+def test_empty_mean_raises_zero_division_error(shape, axis, keepdims):
+    x = numpy.zeros(shape, numpy.float32)
+    with pytest.raises(ZeroDivisionError, match=r"mean must average at least one element, got "
+                                                r"none over [\s\S]*float division by zero"):
+        average(x, axis=axis, keepdims=keepdims)
+
+
+def test_empty_mean_message_names_the_axes_and_shape():
+    with pytest.raises(ZeroDivisionError, match=r"over axis=0 of x with shape \(0, 3\)"):
+        average(numpy.zeros((0, 3), numpy.float32), axis=0)
+    with pytest.raises(ZeroDivisionError, match=r"over all axes of x with shape \(0,\)"):
+        average(numpy.zeros((0,), numpy.float32))
+
+
+def test_mean_of_empty_x_over_nonempty_axis_is_empty():
+    x = Variable(numpy.zeros((0, 3), numpy.float32))
+    y = average(x, axis=1)
+    assert y.shape == (0,)
+    y.grad = numpy.zeros((0,), numpy.float32)
+    y.backward()
+    assert x.grad.shape == (0, 3)
+
+
+def test_weighted_empty_average_is_nan_like_chainer():
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        y = average(numpy.zeros((0, 3), numpy.float32), axis=0,
+                    weights=numpy.zeros((0,), numpy.float32))
+    assert y.shape == (3,) and numpy.isnan(y.array).all()

@@ -55,6 +55,25 @@ def test_integer_input_raises_invalid_type():
         normalize(numpy.ones((2, 3), numpy.int32))
 
 
-def test_axis_out_of_range_raises_invalid_type():
-    with pytest.raises(type_check.InvalidType, match=r"Expect: x\.ndim > 2"):
-        normalize(numpy.ones((2, 3), numpy.float32), axis=2)
+@pytest.mark.parametrize("shape, axis, bad_axis", [
+    ((3,), 1, 1), ((2, 3), 2, 2), ((2, 3), -3, -3), ((2, 3), (0, 5), 5)])
+def test_axis_out_of_range_raises_axis_error(shape, axis, bad_axis):
+    # The default axis=1 on a 1-d x is the common case.
+    kwargs = {} if axis == 1 else {"axis": axis}
+    with pytest.raises(numpy.exceptions.AxisError, match=r"axis must be in \[") as info:
+        normalize(numpy.ones(shape, numpy.float32), **kwargs)
+    assert info.match(f"axis {bad_axis} is out of bounds for array of dimension {len(shape)}")
+    assert isinstance(info.value, ValueError) and isinstance(info.value, IndexError)
+
+
+def test_integer_input_is_type_checked_before_the_axis():
+    with pytest.raises(type_check.InvalidType, match=r"x\.dtype\.kind == f"):
+        normalize(numpy.ones(3, numpy.int32))
+
+
+def test_axis_none_normalizes_over_all_axes():
+    x = chainer_compat.Variable(numpy.arange(1.0, 7.0).reshape(2, 3))
+    y = normalize(x, eps=0.0, axis=None)
+    numpy.testing.assert_allclose(y.array, x.array / numpy.sqrt((x.array ** 2).sum()))
+    gradient_check.check_backward(lambda x: normalize(x, axis=None), x.array,
+                                  numpy.ones((2, 3)))

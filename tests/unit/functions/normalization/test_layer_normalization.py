@@ -51,9 +51,26 @@ def test_three_dimensional_input_raises_invalid_type():
         layer_normalization(numpy.zeros((2, 3, 4), "f"), numpy.ones(3, "f"), numpy.ones(3, "f"))
 
 
-def test_scale_of_wrong_length_raises_invalid_type():
-    with pytest.raises(type_check.InvalidType, match=r"x\.shape\[1\] == gamma\.shape\[0\]"):
-        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(4, "f"), numpy.ones(4, "f"))
+@pytest.mark.parametrize("units", [2, 4])
+def test_scale_of_wrong_length_raises_value_error(units):
+    with pytest.raises(ValueError, match=r"gamma and beta must have shape \(x\.shape\[1\],\) = "
+                                         r"\(3,\), got \(\d,\): operands could not be broadcast"):
+        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(units, "f"),
+                            numpy.ones(units, "f"))
+
+
+def test_scale_of_length_one_raises_value_error():
+    # It would broadcast forward, but gamma's gradient could not take gamma's shape.
+    with pytest.raises(ValueError, match=r"shape \(x\.shape\[1\],\) = \(3,\), got \(1,\);"):
+        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(1, "f"), numpy.ones(1, "f"))
+
+
+def test_other_shape_errors_stay_invalid_type():
+    # Checked before the unit count, as in Chainer.
+    with pytest.raises(type_check.InvalidType, match=r"gamma\.shape == beta\.shape"):
+        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(3, "f"), numpy.ones(2, "f"))
+    with pytest.raises(type_check.InvalidType, match=r"x\.ndim == 2"):
+        layer_normalization(numpy.zeros((2, 3, 4), "f"), numpy.ones(2, "f"), numpy.ones(2, "f"))
 
 
 def test_parameters_of_other_dtype_raise_invalid_type():

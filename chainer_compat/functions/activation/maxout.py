@@ -1,6 +1,6 @@
 """``maxout``: the maximum over groups of ``pool_size`` consecutive entries along an axis.
 
-Layer 5: imports the ``reshape`` and ``max`` functions.
+Layer 5: imports the ``reshape`` and ``max`` functions and the array axis message.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
+from chainer_compat.functions.array._common import axis_range_message
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.minmax import max as _max
 from chainer_compat.utils import type_check
@@ -27,6 +28,7 @@ def maxout(x: Any, pool_size: int, axis: int = 1) -> variable.Variable:
 
     Raises:
         ValueError: If ``pool_size`` is not positive.
+        IndexError: If ``axis`` names no axis of ``x``.
         chainer_compat.utils.type_check.InvalidType: If ``x.shape[axis]`` is not a multiple
             of ``pool_size``.
     """
@@ -34,9 +36,9 @@ def maxout(x: Any, pool_size: int, axis: int = 1) -> variable.Variable:
         raise ValueError(f"pool_size must be a positive integer, got {pool_size}")
     shape = tuple(x.shape)
     if not -len(shape) <= axis < len(shape):
-        raise type_check.InvalidType(
-            f"-{len(shape)} <= axis < {len(shape)}", f"axis={axis}",
-            f"axis must name an axis of x, got axis={axis} for x.shape={shape}")
+        # compat: Chainer reads x.shape[axis] before any check, so its users get IndexError.
+        raise IndexError(axis_range_message(axis, len(shape))
+                         + f" for x.shape={shape}; pass the axis of x to pool along")
     axis %= len(shape)
     if shape[axis] % pool_size != 0:
         # compat: Chainer raises InvalidType with this first line.

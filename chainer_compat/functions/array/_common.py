@@ -1,4 +1,5 @@
-"""Small checks shared by the array functions: integer tests and axis type checks.
+"""Small checks shared by the array functions: integer tests, axis type checks and the
+message for an axis out of range.
 
 Layer 5: imports only numpy and utils.type_check.
 """
@@ -43,3 +44,13 @@ def check_insert_axis(in_type: Any, axis: int) -> None:
     else:
         type_check.expect(in_type.ndim >= -axis - 1)
 
+
+
+def axis_range_message(axis: int, ndim: int, name: str = "axis") -> str:
+    """Says that ``axis`` names no axis of an ``ndim``-d ``x``, in our error style.
+
+    For the functions where Chainer leaves the axis to NumPy or to Python, which raise their
+    own types (AxisError, IndexError) instead of InvalidType.
+    """
+    return (f"{name} must be in [-{ndim}, {ndim}) to name an axis of the {ndim}-d x "
+            f"(-1 names its last), got {axis}")

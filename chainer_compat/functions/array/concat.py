@@ -42,9 +42,12 @@ class Concat(FunctionNode):
                     type_check.expect(in_types[0].shape[d] == in_types[i].shape[d])
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self._sizes = [x.shape[self.axis] for x in inputs]
         xp = backend.get_array_module(*inputs)
-        return xp.concatenate(inputs, axis=self.axis),
+        # Concatenate first: with type checks off, an axis out of range then raises NumPy's
+        # AxisError, as in Chainer, rather than an IndexError from reading the shapes.
+        y = xp.concatenate(inputs, axis=self.axis)
+        self._sizes = [x.shape[self.axis] for x in inputs]
+        return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         from chainer_compat.functions.array.split_axis import split_axis  # imports this module

@@ -34,7 +34,8 @@ def _indexed_ndim(slices: tuple[Any, ...]) -> int:
     """Number of input axes that ``slices`` consumes (None and Ellipsis consume none)."""
     count = 0
     for s in slices:
-        if s is None or s is Ellipsis:
+        # A bool is a 0-d mask, as NumPy reads it: it adds an axis and consumes none.
+        if s is None or s is Ellipsis or isinstance(s, bool):
             continue
         dtype = getattr(s, "dtype", None)
         count += s.ndim if dtype is not None and dtype.kind == "b" else 1
@@ -80,8 +81,14 @@ class GetItem(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
-        consumed = type_check.make_variable(self._consumed, "len(slices)")
-        type_check.expect(in_types[0].ndim >= consumed)
+        ndim = type_check.eval(in_types[0].ndim)
+        if ndim < self._consumed:
+            # compat: Chainer leaves indexing to NumPy, whose IndexError (and wording) its
+            # users see.
+            raise IndexError(
+                f"slices must index at most x.ndim = {ndim} axes, got {self._consumed}: too "
+                f"many indices for array: array is {ndim}-dimensional, but {self._consumed} "
+                "were indexed; drop the extra indices, or add axes with None")
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         # Indexing runs on every Variable.__getitem__: check the common case cheaply.
@@ -130,8 +137,8 @@ def get_item(x: Any, slices: Any) -> variable.Variable:
         indexing, as in NumPy).
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: If ``slices`` indexes more axes than
-            ``x`` has.
+        IndexError: If ``slices`` indexes more axes than ``x`` has, or an index is out of
+            bounds (as NumPy raises it).
     """
     y, = GetItem(slices).apply((x,))
     return y

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import check_axis, is_int
+from chainer_compat.functions.array._common import axis_range_message, check_axis, is_int
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.utils import type_check
 
@@ -20,6 +22,24 @@ def _as_axes(value: Any, name: str) -> tuple[int, ...]:
     if isinstance(value, (tuple, list)) and all(is_int(a) for a in value):
         return tuple(int(a) for a in value)
     raise TypeError(f"{name} must be int or tuple of int, got {value!r}")
+
+
+def _normalized(axes: tuple[int, ...], ndim: int, name: str) -> list[int]:
+    """Returns ``axes`` counted from 0, raising what Chainer's ``numpy.moveaxis`` raises.
+
+    The range check matters only with type checks off (then the modulo would silently pick
+    another axis); the repeat check always runs here, as in Chainer.
+    """
+    for axis in axes:
+        if not -ndim <= axis < ndim:
+            raise numpy.exceptions.AxisError(
+                axis, ndim, axis_range_message(axis, ndim, name) + f"; pass axes of x; {name}")
+    normalized = [axis % ndim for axis in axes]
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(
+            f"{name} must not repeat an axis, got {axes}: repeated axis in `{name}` argument; "
+            "name each axis once")
+    return normalized
 
 
 class Moveaxis(FunctionNode):
@@ -36,7 +56,8 @@ class Moveaxis(FunctionNode):
         if len(self.source) != len(self.destination):
             raise ValueError(
                 f"source and destination must have the same number of axes, got "
-                f"{self.source} and {self.destination}")
+                f"{self.source} and {self.destination}: `source` and `destination` arguments "
+                "must have the same number of elements; pair each source with a destination")
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
@@ -45,14 +66,9 @@ class Moveaxis(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        ndim = x.ndim
-        source = [axis % ndim for axis in self.source]
-        destination = [axis % ndim for axis in self.destination]
-        if len(set(source)) != len(source) or len(set(destination)) != len(destination):
-            raise ValueError(
-                f"source and destination must not repeat an axis, got {self.source} and "
-                f"{self.destination}")
-        order = [axis for axis in range(ndim) if axis not in source]
+        source = _normalized(self.source, x.ndim, "source")
+        destination = _normalized(self.destination, x.ndim, "destination")
+        order = [axis for axis in range(x.ndim) if axis not in source]
         for target, axis in sorted(zip(destination, source)):
             order.insert(target, axis)
         self._axes = tuple(order)

@@ -11,6 +11,7 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array._common import axis_range_message
 from chainer_compat.utils import type_check
 
 
@@ -45,10 +46,14 @@ class Repeat(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         if self.axis is not None:
-            if self.axis >= 0:
-                type_check.expect(in_types[0].ndim > self.axis)
-            else:
-                type_check.expect(in_types[0].ndim >= -self.axis)
+            ndim = type_check.eval(in_types[0].ndim)
+            if not -ndim <= self.axis < ndim:
+                # compat: Chainer leaves the axis to NumPy's repeat, whose AxisError is a
+                # ValueError and an IndexError.
+                raise numpy.exceptions.AxisError(
+                    self.axis, ndim,
+                    axis_range_message(self.axis, ndim)
+                    + "; pass an axis of x, or None to repeat the flattened x")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -110,6 +115,8 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> variable.Variable:
     Raises:
         TypeError: If ``repeats`` or ``axis`` has the wrong type.
         ValueError: If a repetition count is negative.
+        numpy.exceptions.AxisError: If ``axis`` is out of range (a ValueError and an
+            IndexError).
     """
     y, = Repeat(repeats, axis).apply((x,))
     return y

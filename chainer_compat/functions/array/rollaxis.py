@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import check_axis, require_int
+from chainer_compat.functions.array._common import axis_range_message, check_axis, require_int
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.utils import type_check
 
@@ -37,6 +39,16 @@ class Rollaxis(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         ndim = x.ndim
+        # With type checks off, Chainer's numpy.rollaxis raises AxisError on these; the
+        # modulo below would silently pick another axis.
+        if not -ndim <= self.axis < ndim:
+            raise numpy.exceptions.AxisError(
+                self.axis, ndim, axis_range_message(self.axis, ndim) + "; pass an axis of x")
+        if not -ndim <= self.start <= ndim:
+            raise numpy.exceptions.AxisError(
+                f"start must be in [-{ndim}, {ndim}] for the {ndim}-d x ({ndim} rolls the axis "
+                f"to the end), got {self.start}: 'start' arg requires {-ndim} <= start < "
+                f"{ndim + 1}, but {self.start} was passed in")
         axis = self.axis % ndim
         start = self.start + ndim if self.start < 0 else self.start
         if axis < start:

@@ -12,7 +12,7 @@ from typing import Any
 from chainer_compat import backend
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import is_int
+from chainer_compat.functions.array._common import axis_range_message, is_int
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.utils import type_check
 
@@ -55,7 +55,11 @@ class SplitAxis(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         type_check.expect(in_types[0].ndim > self.axis)
-        type_check.expect(in_types[0].ndim >= -self.axis)
+        ndim = type_check.eval(in_types[0].ndim)
+        if self.axis < -ndim:
+            # compat: Chainer checks only the upper bound; a negative axis past the first
+            # fails when it indexes x's shape tuple, with IndexError.
+            raise IndexError(axis_range_message(self.axis, ndim) + "; pass an axis of x")
         if self.indices is not None:
             if self.indices:
                 max_index = type_check.make_variable(self.indices[-1], "max_index")
@@ -100,8 +104,9 @@ def split_axis(x: Any, indices_or_sections: Any, axis: int,
 
     Raises:
         TypeError: If ``indices_or_sections`` is neither an int nor a sequence.
-        chainer_compat.utils.type_check.InvalidType: If ``axis`` is out of range, an index
-            exceeds the axis length, or N does not divide it.
+        chainer_compat.utils.type_check.InvalidType: If ``axis`` is ``x.ndim`` or more, an
+            index exceeds the axis length, or N does not divide it.
+        IndexError: If ``axis`` is below ``-x.ndim`` (as in Chainer).
     """
     outputs = SplitAxis(indices_or_sections, axis).apply((x,))
     if force_tuple or len(outputs) != 1:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import check_axis, is_int
+from chainer_compat.functions.array._common import axis_range_message, check_axis, is_int
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.utils import type_check
 
@@ -42,10 +44,17 @@ class Squeeze(FunctionNode):
         self._in_shape = x.shape
         if self.axis is not None:
             for axis in self.axis:
+                if not -x.ndim <= axis < x.ndim:
+                    # Reached only with type checks off, where Chainer's NumPy raises this.
+                    raise numpy.exceptions.AxisError(
+                        axis, x.ndim, axis_range_message(axis, x.ndim) + "; pass an axis of x")
                 if x.shape[axis] != 1:
+                    # compat: NumPy's wording, which Chainer's users see.
                     raise ValueError(
                         f"squeeze can only remove axes of length one, got axis {axis} of "
-                        f"length {x.shape[axis]} in x.shape={x.shape}")
+                        f"length {x.shape[axis]} in x.shape={x.shape}: cannot select an axis "
+                        "to squeeze out which has size not equal to one; name only axes of "
+                        "length one, or None for all of them")
         return backend.get_array_module(x).squeeze(x, self.axis),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -18,15 +18,32 @@ def _axis_list(axes: Any) -> list[int]:
     return [int(axes)] if is_int(axes) else [int(a) for a in axes]
 
 
-def _absolute_axes(axes: list[int], shape: tuple[int, ...], name: str) -> list[int]:
-    """Returns ``axes`` with negative ones counted from the end; checks that they exist."""
-    ndim = len(shape)
-    for axis in axes:
-        if not -ndim <= axis < ndim:
+def _paired_axes(
+        a_axes: list[int], b_axes: list[int], a: Any, b: Any) -> tuple[list[int], list[int]]:
+    """Checks the contracted axes in Chainer's order and returns them counted from 0.
+
+    compat: Chainer checks the counts (ValueError), then walks the pairs comparing lengths
+    (ValueError), where an axis out of range fails to index the shape tuple (IndexError).
+    """
+    if len(a_axes) != len(b_axes):
+        raise ValueError(
+            f"tensordot must contract as many axes of a as of b, got {a_axes} of a and "
+            f"{b_axes} of b: axes count mismatch; pass two sequences of equal length")
+    if len(a_axes) > a.ndim or len(b_axes) > b.ndim:
+        raise ValueError(
+            f"tensordot axes must be at most the ndim of both inputs, got {len(a_axes)} "
+            f"axes for inputs of shapes {a.shape} and {b.shape}")
+    for a_axis, b_axis in zip(a_axes, b_axes, strict=True):
+        for name, axis, array in (("a", a_axis, a), ("b", b_axis, b)):
+            if not -array.ndim <= axis < array.ndim:
+                raise IndexError(
+                    f"tensordot axes of {name} must be in [-{array.ndim}, {array.ndim}), got "
+                    f"{axis} for {name} of shape {array.shape}; pass axes of {name}")
+        if a.shape[a_axis] != b.shape[b_axis]:
             raise ValueError(
-                f"tensordot axes of {name} must be in [-{ndim}, {ndim}), got {axis} for "
-                f"{name} of shape {shape}")
-    return [axis % ndim for axis in axes]
+                "tensordot contracted axes must have equal lengths, got axis "
+                f"{a_axis} of a {a.shape} and axis {b_axis} of b {b.shape}")
+    return [axis % a.ndim for axis in a_axes], [axis % b.ndim for axis in b_axes]
 
 
 class TensorDot(FunctionNode):
@@ -74,8 +91,8 @@ class TensorDot(FunctionNode):
                 a_contracted = list(range(a.ndim - count, a.ndim))
                 b_contracted = list(range(count))
             else:
-                a_contracted = _absolute_axes(_axis_list(self.axes[0]), a.shape, "a")
-                b_contracted = _absolute_axes(_axis_list(self.axes[1]), b.shape, "b")
+                a_contracted, b_contracted = _paired_axes(
+                    _axis_list(self.axes[0]), _axis_list(self.axes[1]), a, b)
             self.a_axes = [[i for i in range(a.ndim) if i not in a_contracted], a_contracted]
             self.b_axes = [b_contracted, [i for i in range(b.ndim) if i not in b_contracted]]
         a_free, a_contracted = (list(s) for s in self.a_axes)
@@ -150,6 +167,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> variable.Variable:
     Raises:
         TypeError: If ``axes`` is neither an int nor a pair.
         ValueError: If the paired axes differ in count or length.
+        IndexError: If a paired axis is out of range (as in Chainer).
     """
     y, = TensorDot(axes=axes).apply((a, b))
     return y

@@ -37,3 +37,11 @@ def test_pool_size_must_be_positive():
 def test_axis_not_divisible_by_pool_size_is_rejected():
     with pytest.raises(type_check.InvalidType, match="axis dimension must be divided"):
         maxout(numpy.ones((2, 5), numpy.float32), 2)
+
+
+@pytest.mark.parametrize("shape, axis", [((2, 4), 2), ((2, 4), -3), ((), 0)])
+def test_axis_out_of_range_raises_index_error_as_chainer(shape, axis):
+    # Chainer reads x.shape[axis] first, so its users get IndexError, not InvalidType.
+    with pytest.raises(IndexError, match=rf"axis must be in[\s\S]*got {axis} for x.shape=") as info:
+        maxout(numpy.ones(shape, numpy.float32), 1, axis)
+    assert not isinstance(info.value, type_check.InvalidType)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
+from chainer_compat import using_config
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.utils import type_check
 
@@ -48,3 +49,10 @@ def test_axis_out_of_range_is_rejected():
 def test_no_input_is_rejected():
     with pytest.raises(type_check.InvalidType):
         concat([], axis=0)
+
+
+@pytest.mark.parametrize("axis", [2, -3])
+def test_axis_out_of_range_with_type_check_off_is_numpys_axis_error(axis):
+    # Chainer reaches numpy.concatenate there; reading the shapes first gave an IndexError.
+    with using_config("type_check", False), pytest.raises(numpy.exceptions.AxisError):
+        concat([numpy.ones((2, 3)), numpy.ones((2, 3))], axis=axis)

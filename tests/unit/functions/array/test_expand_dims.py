@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
+from chainer_compat import using_config
 from chainer_compat.functions.array.expand_dims import expand_dims
 from chainer_compat.functions.array.flatten import flatten
 from chainer_compat.functions.array.squeeze import squeeze
@@ -65,3 +66,16 @@ def test_squeeze_axis_out_of_range_is_rejected():
 def test_squeeze_bad_axis_type_is_rejected():
     with pytest.raises(TypeError, match="axis must be None, int or tuple of ints"):
         squeeze(numpy.ones((1, 3)), [0])
+
+
+def test_squeeze_of_a_long_axis_keeps_numpys_wording():
+    with pytest.raises(ValueError, match="cannot select an axis to squeeze out which has size "
+                                         "not equal to one"):
+        squeeze(numpy.ones((1, 3)), 1)
+
+
+@pytest.mark.parametrize("axis", [2, -3, (0, 2)])
+def test_squeeze_axis_out_of_range_with_type_check_off_is_numpys_axis_error(axis):
+    # Chainer reaches numpy.squeeze there; reading x.shape[axis] first gave an IndexError.
+    with using_config("type_check", False), pytest.raises(numpy.exceptions.AxisError):
+        squeeze(numpy.ones((1, 3)), axis)

@@ -7,7 +7,6 @@ import pytest
 
 from chainer_compat import Variable, using_config
 from chainer_compat.functions.array.get_item import GetItem, get_item
-from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 SLICES = [
@@ -61,9 +60,24 @@ def test_variable_operator_uses_get_item():
     numpy.testing.assert_array_equal(y.array, [1.0, 4.0])
 
 
-def test_too_many_indices_are_rejected():
-    with pytest.raises(type_check.InvalidType, match=r"GetItem \(Forward\)[\s\S]*x\.ndim"):
-        get_item(numpy.ones((2, 3)), (0, 0, 0))
+@pytest.mark.parametrize("slices", [
+    (0, 0, 0), (slice(None),) * 3, (0, Ellipsis, 0, 0), (0, [0], [0])])
+def test_too_many_indices_raise_index_error_as_numpy(slices):
+    # Chainer leaves indexing to NumPy: its users catch IndexError, with NumPy's wording.
+    with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, "
+                                         "but 3 were indexed"):
+        get_item(numpy.ones((2, 3)), slices)
+
+
+def test_too_many_indices_on_a_variable_raise_index_error():
+    with pytest.raises(IndexError, match="x.ndim = 1"):
+        Variable(numpy.ones(3))[0, 0]
+
+
+def test_a_python_bool_index_consumes_no_axis():
+    x = numpy.arange(6.0).reshape(2, 3)
+    y = get_item(x, (0, 1, True))
+    numpy.testing.assert_array_equal(y.array, x[0, 1, True])
 
 
 def test_two_ellipses_are_rejected_in_debug_mode():

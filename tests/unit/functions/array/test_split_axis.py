@@ -62,3 +62,16 @@ def test_bad_indices_type_is_rejected():
 def test_unsorted_indices_are_rejected_in_debug_mode():
     with using_config("debug", True), pytest.raises(ValueError, match="must be sorted"):
         split_axis(numpy.ones((2, 5)), [3, 1], 1)
+
+
+@pytest.mark.parametrize("indices_or_sections", [2, [1], []])
+def test_negative_axis_out_of_range_raises_index_error_as_chainer(indices_or_sections):
+    # Chainer checks only axis < ndim; a negative axis past the first fails on x.shape[axis].
+    with pytest.raises(IndexError, match=r"axis must be in \[-2, 2\)[\s\S]*got -3") as info:
+        split_axis(numpy.ones((2, 4)), indices_or_sections, -3)
+    assert not isinstance(info.value, type_check.InvalidType)
+
+
+def test_negative_axis_out_of_range_with_type_check_off_is_an_index_error():
+    with using_config("type_check", False), pytest.raises(IndexError):
+        split_axis(numpy.ones((2, 4)), 2, -3)

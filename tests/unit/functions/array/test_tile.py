@@ -7,7 +7,6 @@ import pytest
 
 from chainer_compat.functions.array.repeat import repeat
 from chainer_compat.functions.array.tile import tile
-from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
@@ -47,6 +46,10 @@ def test_repeat_bad_arguments_are_rejected():
         repeat(numpy.ones(3), 2, axis=True)
 
 
-def test_repeat_axis_out_of_range_is_rejected():
-    with pytest.raises(type_check.InvalidType, match=r"Repeat \(Forward\)[\s\S]*ndim"):
-        repeat(numpy.ones((2, 3)), 2, axis=2)
+@pytest.mark.parametrize("axis", [2, -3])
+def test_repeat_axis_out_of_range_raises_numpys_axis_error(axis):
+    # Chainer leaves the axis to NumPy: AxisError, a ValueError and an IndexError.
+    with pytest.raises(numpy.exceptions.AxisError,
+                       match=rf"got {axis}[\s\S]*axis {axis} is out of bounds for array of "
+                             "dimension 2"):
+        repeat(numpy.ones((2, 3)), 2, axis=axis)

@@ -48,7 +48,7 @@ def test_argument_errors():
         tensordot(a, b, axes=1)
     with pytest.raises(ValueError, match="as many axes of a as of b"):
         tensordot(a, numpy.zeros((3, 5), numpy.float32), axes=([1], [0, 1]))
-    with pytest.raises(ValueError, match="axes of a must be in"):
+    with pytest.raises(IndexError, match="axes of a must be in"):
         tensordot(a, b, axes=([2], [0]))
     with pytest.raises(ValueError, match="at most the ndim of both inputs"):
         tensordot(a, b, axes=3)
@@ -58,3 +58,19 @@ def test_argument_errors():
         tensordot(a, b, axes=1.0)
     with pytest.raises(type_check.InvalidType, match=r"TensorDot \(Forward\)"):
         tensordot(numpy.zeros((2, 3), numpy.int32), numpy.zeros((3, 4), numpy.float32), 1)
+
+
+@pytest.mark.parametrize("axes, error, match", [
+    (([2], [0]), IndexError, r"axes of a must be in \[-2, 2\), got 2"),
+    (([1], [-3]), IndexError, r"axes of b must be in \[-2, 2\), got -3"),
+    ((5, 0), IndexError, "axes of a must be in"),
+    # Chainer's order: counts, then each pair in turn (lengths before a later range error).
+    (([5], [0, 1]), ValueError, "axes count mismatch"),
+    (([0, 1], [0, 5]), ValueError, "contracted axes must have equal lengths"),
+])
+def test_paired_axes_errors_follow_chainers_types_and_order(axes, error, match):
+    a = numpy.zeros((2, 3), numpy.float32)
+    b = numpy.zeros((3, 2), numpy.float32)
+    with pytest.raises(error, match=match) as info:
+        tensordot(a, b, axes=axes)
+    assert type(info.value) is error

@@ -138,11 +138,6 @@ class _Run:
                 if type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
-                if node is not None and node._array_type is not _ndarray:
-                    device = _other_device(func, output_grads)  # NOTE [backward device]
-                    if device is not None:
-                        self.step_on(device, func, output_grads, hooks)
-                        continue
                 if node is not None:
                     variable = node()  # NOTE [node as weak reference]
                     if variable is None and node._revived is not None:
@@ -151,6 +146,12 @@ class _Run:
                         # compat: as in Chainer, a processed output's gradient goes once
                         # consumed, the starting Variable's included (unless retain_grad).
                         variable._grad_var = None
+                    if node._array_type is not _ndarray:
+                        device = _other_device(func, output_grads)  # NOTE [backward device]
+                        if device is not None:
+                            del grad
+                            self.step_on(device, func, output_grads, hooks)
+                            continue
                 del grad
             else:
                 output_grads = self.pop_output_grads(func)
@@ -456,9 +457,11 @@ def _other_device(func: FunctionNode, output_grads: tuple[Any, ...]) -> Any:
         return None
     arrays = [x._data for x in func.inputs]
     arrays += [gy._array for gy in output_grads if gy is not None]
-    device = backend.get_device_from_array(*arrays)
-    if type(device) is backend.GpuDevice and device.device.id != backend.current_cuda_device_id():
-        return device
+    for array in arrays:
+        if backend.is_cupy_array(array):
+            if array.device.id == backend.current_cuda_device_id():
+                return None
+            return backend.GpuDevice(array.device)
     return None
 
 

@@ -13,6 +13,7 @@ import types
 import numpy
 import pytest
 
+import chainer_compat
 from chainer_compat import FunctionNode, Variable, backend
 from chainer_compat.backends import _cuda
 
@@ -100,6 +101,48 @@ def test_a_step_on_another_gpu_makes_that_gpu_current(two_gpus):
     assert runtime.current == [0]  # restored after each step
     numpy.testing.assert_array_equal(numpy.asarray(x.grad), [4.0, 4.0])
     assert x.grad.device.id == 1
+    assert y.grad is None  # consumed, as on the current device (and in Chainer)
+
+
+@pytest.mark.parametrize("path", ["retain_grad", "grad", "two_outputs"])
+def test_the_general_path_switches_gpu_too(two_gpus, path):
+    module, runtime = two_gpus
+    x = Variable(_on(module, 1, [1.0, 2.0]))
+    first = RecordsDevice(runtime)
+    h, = first.apply((x,))
+    ones = _on(module, 1, [1.0, 1.0])
+    if path == "two_outputs":
+        second = SplitsInTwo(runtime)
+        y, other = second.apply((h,))
+        chainer_compat.backward([y, other], [Variable(ones), Variable(ones)])
+        numpy.testing.assert_array_equal(numpy.asarray(x.grad), [10.0, 10.0])
+    else:
+        second = RecordsDevice(runtime)
+        y, = second.apply((h,))
+        if path == "grad":
+            gx, = chainer_compat.grad([y], [x], grad_outputs=[Variable(ones)])
+            assert gx.array.device.id == 1
+        else:
+            y.grad = ones
+            y.backward(retain_grad=True)
+            assert x.grad.device.id == 1
+    assert first.seen == [1] and second.seen == [1] and runtime.current == [0]
+
+
+class SplitsInTwo(FunctionNode):
+    """(2x, 3x); its backward notes which device was current."""
+
+    def __init__(self, runtime: _TwoDevices) -> None:
+        self.runtime = runtime
+        self.seen: list[int] = []
+
+    def forward(self, inputs):
+        return inputs[0] * 2, inputs[0] * 3
+
+    def backward(self, indexes, grad_outputs):
+        self.seen.append(self.runtime.current[-1])
+        ga, gb = grad_outputs
+        return ga * 2.0 + gb * 3.0,
 
 
 def test_a_step_on_the_current_gpu_enters_no_device(two_gpus):

@@ -238,8 +238,8 @@ class FunctionNode:
             if type(x) is not Variable and not isinstance(x, Variable):
                 x = _wrap_input(x, self)
             node = x._node
-            if type(node) is _PendingNode:  # NOTE [nodes made on demand]
-                node = x._own_node()
+            if type(node) is _PendingNode and flags.enable_backprop:
+                node = x._own_node()  # a graph input: NOTE [nodes made on demand]
             if node._requires_grad:
                 requires_grad = True
             if node.rank > rank:

@@ -342,7 +342,13 @@ class _PendingNode:
     name = None
 
     def __init__(self, requires_grad: bool) -> None:
-        self._requires_grad = requires_grad
+        object.__setattr__(self, "_requires_grad", requires_grad)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Shared by every pending Variable: a store would reach all of them.
+        raise AttributeError(
+            f"a pending VariableNode is shared and read-only, got a store to {name}: make the "
+            "Variable's own node first (variable.node)")
 
     def __repr__(self) -> str:
         return f"<pending VariableNode, requires_grad={self._requires_grad}>"

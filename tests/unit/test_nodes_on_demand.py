@@ -172,6 +172,19 @@ def test_the_stand_in_refuses_what_a_node_would_store():
         stand_in.name = "shared"
     with pytest.raises(AttributeError):
         stand_in.shape  # noqa: B018
+    _, g = _gradient_of("node")
+    with pytest.raises(AttributeError, match="shared and read-only"):
+        g._node._requires_grad = False
+    assert g.requires_grad is True and _gradient_of("node")[1].requires_grad is True
+
+
+def test_without_a_graph_a_gradient_keeps_its_stand_in():
+    _, g = _gradient_of("node")
+    with C.no_backprop_mode():
+        y, = Triple().apply((g,))
+    assert _is_pending(g) and _is_pending(y) is False
+    numpy.testing.assert_array_equal(y.array, 3 * g.array)
+    assert y.requires_grad is True and y.creator is None
 
 
 def test_two_threads_making_one_node_get_the_same_node(monkeypatch):

@@ -336,6 +336,7 @@ class _PendingNode:
     """Stands in for the VariableNode of an unlinked Variable: NOTE [nodes made on demand]."""
 
     __slots__ = ("_requires_grad",)
+    _requires_grad: bool
     _creator_node = None
     rank = 0
     _data = None

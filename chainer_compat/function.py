@@ -216,7 +216,7 @@ class FunctionAdapter(FunctionNode):
 
         if type(input_grads) is not tuple:
             input_grads = self._as_grad_tuple(input_grads)
-        if node is not None and len(input_grads) == 1 and target_input_indexes == _FIRST_ONLY:
+        if node is not None and len(input_grads) >= 1 and target_input_indexes == _FIRST_ONLY:
             # The one-input case of the checks and wrapping below, unrolled. compat: Chainer's
             # adapter checks this gradient's dtype and shape here too. The engine runs that same
             # check (_check_grad_type, naming this Function) on every gradient it takes, and a
@@ -235,11 +235,16 @@ class FunctionAdapter(FunctionNode):
             return (gx,)
         if node is not None:
             input_nodes = (node,)
-        if len(input_grads) != count:
+        # compat: as Chainer's adapter, read only the gradients of the inputs that need one.
+        # Legacy backwards return fewer (none for trailing label inputs) or more (a None too
+        # many); only a missing gradient that is needed is an error.
+        needed = max(target_input_indexes, default=-1)
+        if len(input_grads) <= needed:
             raise ValueError(self._get_error_message(
-                f"backward of {self.label} must return one gradient (or None) per input, "
-                f"got {len(input_grads)} for {count} inputs"))
-        for index, gx in enumerate(input_grads):
+                f"backward of {self.label} must return a gradient (or None) for input "
+                f"{needed}, which needs one, got {len(input_grads)} gradient(s) for {count} "
+                "inputs: return one per input"))
+        for index, gx in enumerate(input_grads[:count]):
             if gx is not None:
                 node = input_nodes[index]
                 if (type(gx) is not node._array_type or gx.dtype is not node.dtype

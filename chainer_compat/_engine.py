@@ -537,9 +537,17 @@ def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
 
     Raises:
         TypeError: On a non-sequence argument or an unknown keyword.
-        ValueError: If ``outputs`` and ``grad_outputs`` differ in length.
+        ValueError: If ``outputs`` and ``grad_outputs`` differ in length, or on
+            ``retain_grad`` or ``loss_scale`` (Variable.backward takes them; this does not).
     """
     enable_double_backprop = kwargs.pop("enable_double_backprop", False)
+    # compat: Chainer names these two, with ValueError.
+    if "retain_grad" in kwargs:
+        raise ValueError("semantics for retain_grad=True is under discussion: chainer.backward "
+                         "does not take retain_grad; use Variable.backward(retain_grad=True)")
+    if "loss_scale" in kwargs:
+        raise ValueError("chainer.backward does not support loss_scale option: scale "
+                         "grad_outputs instead, or use Variable.backward(loss_scale=...)")
     if kwargs:
         raise TypeError("backward() got unexpected keyword argument(s) "
                         + ", ".join(repr(k) for k in kwargs))
@@ -548,14 +556,20 @@ def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
     for y in outputs:
         if not isinstance(y, Variable):
             raise TypeError(f"each output must be a Variable, got {type(y).__name__}")
-    if grad_outputs is None:
+    taken_from_outputs = grad_outputs is None
+    if taken_from_outputs:
+        # compat: as in Chainer, each output's grad_var is taken once: a repeated output
+        # starts from nothing the second time (with the warning), not from its grad again.
         grad_outputs = []
+        taken: set[int] = set()
         for y in outputs:
-            if y._grad_var is None:
+            grad_var = None if id(y) in taken else y._grad_var
+            taken.add(id(y))
+            if grad_var is None:
                 warnings.warn(
                     "outputs contains a Variable without grad, or duplicate outputs. Note that "
                     "chainer.backward does not set default grad.", RuntimeWarning, stacklevel=2)
-            grad_outputs.append(y._grad_var)
+            grad_outputs.append(grad_var)
     else:
         if not isinstance(grad_outputs, (tuple, list)):
             raise TypeError(
@@ -572,6 +586,9 @@ def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
             continue
         _check_grad_type(None, y, False, gy._array)
         seeds.append((y.node, gy))
+    if taken_from_outputs:
+        for y in outputs:
+            y._grad_var = None  # taken, as Chainer's backward takes them
     _backprop_to_all(seeds, False, enable_double_backprop, None)
 
 
@@ -652,11 +669,16 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, grad_inputs: Any =
             gy = Variable(ones, requires_grad=False)
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
-        run.seed(y.node, gy)
+        # compat: Chainer sets each seed, so an output given twice starts from its last
+        # gradient, and a grad_inputs entry replaces the seed of an input that is an output.
+        node = y.node
+        run.grads[node] = gy
+        run.push(node._creator_node)
     if grad_inputs is not None:
         for x, gx in zip(inputs, grad_inputs):
             if gx is not None:
-                run.accumulate(x.node, gx, False)
+                run.grads[x.node] = gx if isinstance(gx, Variable) else Variable(
+                    gx, requires_grad=False)
     with using_config("enable_backprop", enable_double_backprop):
         run.run()
     captured = run.captured

@@ -629,3 +629,47 @@ def test_fast_path_matches_general_path_on_random_graphs(seed, monkeypatch):
             assert fast is None and general is None
         else:
             numpy.testing.assert_allclose(fast, general, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ repeated seeds (Chainer's)
+def _doubled():
+    x = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    return x, x * 2.0
+
+
+def test_grad_from_an_output_given_twice_starts_from_its_last_gradient():
+    # compat: Chainer sets each seed; a repeated output is not counted twice.
+    x, y = _doubled()
+    assert C.grad([y, y], [x])[0].array.tolist() == [2.0, 2.0]
+    ones, twos = (Variable(numpy.full(2, v, numpy.float32)) for v in (1.0, 2.0))
+    assert C.grad([y, y], [x], grad_outputs=[ones, twos])[0].array.tolist() == [4.0, 4.0]
+
+
+def test_grad_inputs_replace_the_seed_of_an_input_that_is_an_output():
+    x, y = _doubled()
+    initial = numpy.full(2, 5.0, numpy.float32)
+    assert C.grad([y], [y], grad_inputs=[initial])[0].array.tolist() == [5.0, 5.0]
+    # An array is accepted, as Chainer accepts it, and adds to what flows into x.
+    assert C.grad([y], [x], grad_inputs=[initial])[0].array.tolist() == [7.0, 7.0]
+
+
+def test_backward_takes_each_outputs_grad_once():
+    x, y = _doubled()
+    y.grad = numpy.ones(2, numpy.float32)
+    with pytest.warns(RuntimeWarning, match="duplicate outputs"):
+        C.backward([y, y])
+    assert x.grad.tolist() == [2.0, 2.0]
+    assert y.grad is None
+
+
+@pytest.mark.parametrize("keyword, message", [
+    ("retain_grad", "semantics for retain_grad=True is under discussion"),
+    ("loss_scale", "chainer.backward does not support loss_scale option"),
+])
+def test_backward_refuses_variable_backwards_options_with_chainers_value_error(keyword,
+                                                                               message):
+    x, y = _doubled()
+    y.grad = numpy.ones(2, numpy.float32)
+    with pytest.raises(ValueError, match=message):
+        C.backward([y], **{keyword: 1.0})
+    assert x.grad is None and y.grad is not None  # nothing ran, nothing was taken

@@ -103,6 +103,8 @@ class GlobalConfig:
                 flags.refresh(name)
 
     def __delattr__(self, name: str) -> None:
+        if name not in self.__dict__:
+            raise AttributeError(f"config has no key {name!r} to delete")
         del self.__dict__[name]
         for mirror in self._mirrors:
             delattr(mirror, name)
@@ -191,6 +193,9 @@ class LocalConfig(threading.local):
 
     def __delattr__(self, name: str) -> None:
         local = self.__dict__
+        if name not in local:
+            # compat: AttributeError, as deleting a missing attribute raises in Chainer.
+            raise AttributeError(f"this thread's config has no local key {name!r} to delete")
         del local[name]
         if name in FAST_KEYS:
             local["_fast"].clear_local(name)

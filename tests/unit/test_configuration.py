@@ -195,3 +195,12 @@ def test_environment_variables_set_global_defaults(env, key, expected):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**os.environ, **env}, check=True)
     assert result.stdout.strip() == expected
+
+
+@pytest.mark.parametrize("which", ["local", "global"])
+def test_deleting_a_missing_key_raises_attribute_error(which):
+    # compat: as for any attribute, and in Chainer; KeyError escaped before.
+    target = C.config if which == "local" else C.global_config
+    with pytest.raises(AttributeError, match="no_such_key"):
+        del target.no_such_key
+    assert not hasattr(target, "no_such_key")

@@ -257,7 +257,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         log_p = _pick_classes(xp, shifted, labels)
         log_p -= log_total.reshape(t.shape)
         if self.class_weight is not None:
-            log_p *= xp.asarray(self.class_weight)[labels]
+            log_p *= _per_class(xp, self.class_weight, x)[labels]
         if valid is not None:
             log_p *= valid
 
@@ -390,7 +390,7 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
     labels, valid = _labels(xp, t, ignore_label)
     _subtract_one_at_classes(xp, gx, labels)
     if class_weight is not None:
-        weight = xp.asarray(class_weight)[labels]
+        weight = _per_class(xp, class_weight, x)[labels]
         if valid is not None:
             weight *= valid
         scale = scale * _expand_class_axis(weight)
@@ -401,12 +401,17 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
 
 
 def _check_class_weight_length(class_weight: Any, x: Any) -> None:
-    # compat: ValueError, as from Chainer's broadcast of the weights over x. Soft targets ignore
-    # class_weight, in Chainer too.
-    if class_weight.shape[0] != x.shape[1]:
+    # compat: as Chainer broadcasts the weights over x, one weight serves every class, and any
+    # other length is a ValueError. Soft targets ignore class_weight, in Chainer too.
+    if class_weight.shape[0] not in (1, x.shape[1]):
         raise ValueError(
             f"class_weight of softmax_cross_entropy must hold one weight per class "
-            f"({x.shape[1]}), got shape {class_weight.shape}")
+            f"({x.shape[1]}), or one for all, got shape {class_weight.shape}")
+
+
+def _per_class(xp: Any, class_weight: Any, x: Any) -> Any:
+    """``class_weight`` as one weight per class of ``x`` (a lone weight repeated, as a view)."""
+    return xp.broadcast_to(xp.asarray(class_weight), (x.shape[1],))
 
 
 def _double_backward_softmax_cross_entropy(

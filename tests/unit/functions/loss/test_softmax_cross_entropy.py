@@ -223,10 +223,29 @@ def test_invalid_class_weight_raises_value_error(class_weight, message):
 def test_class_weight_of_another_length_raises_value_error(enable_double_backprop, classes):
     # compat: Chainer's broadcast of the weights raises ValueError; a longer array must not be
     # read silently, nor a shorter one fail with IndexError.
-    with pytest.raises(ValueError, match=rf"one weight per class \(3\), got shape \({classes},\)"):
+    with pytest.raises(ValueError, match=rf"one weight per class \(3\), or one for all, got "
+                       rf"shape \({classes},\)"):
         softmax_cross_entropy(numpy.zeros((2, 3), "f"), numpy.array([2, 0], numpy.int32),
                               class_weight=numpy.ones(classes, "f"),
                               enable_double_backprop=enable_double_backprop)
+
+
+@pytest.mark.parametrize("enable_double_backprop", [False, True])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_one_class_weight_serves_every_class(enable_double_backprop, reduce):
+    # compat: Chainer broadcasts class_weight over x, so a single weight scales every class.
+    x_array = numpy.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], "f")
+    t = numpy.array([2, -1], numpy.int32)
+    results = []
+    for weights in (numpy.array([2.5], "f"), numpy.full(3, 2.5, "f")):
+        x = chainer_compat.Variable(x_array.copy())
+        loss = softmax_cross_entropy(x, t, class_weight=weights, reduce=reduce,
+                                     enable_double_backprop=enable_double_backprop)
+        chainer_compat.functions.sum(loss).backward()
+        results.append((loss.array, x.grad))
+    numpy.testing.assert_array_equal(results[0][0], results[1][0])
+    numpy.testing.assert_array_equal(results[0][1], results[1][1])
+    assert numpy.abs(results[0][1]).sum() > 0
 
 
 @pytest.mark.parametrize("enable_double_backprop", [False, True])

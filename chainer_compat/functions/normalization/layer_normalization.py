@@ -31,17 +31,16 @@ class LayerNormalization(FunctionNode):
             gamma_type.shape == beta_type.shape,
         )
         # compat: Chainer does not type-check the unit count; NumPy's broadcasting rejects a
-        # mismatch with ValueError, which is what Chainer's users catch. One entry would
-        # broadcast there, but its gradient could not have gamma's shape: reject it as well.
+        # mismatch with ValueError, which is what Chainer's users catch, and lets one entry
+        # serve every unit (whose gradient Chainer then fails to shape; ours sums it).
         units = type_check.eval(x_type.shape[1])
         gamma_shape = type_check.eval(gamma_type.shape)
-        if gamma_shape != (units,):
+        if gamma_shape not in ((units,), (1,)):
             x_shape = type_check.eval(x_type.shape)
-            reason = "" if gamma_shape == (1,) else (
-                f": operands could not be broadcast together with x of shape {x_shape}")
             raise ValueError(
-                f"gamma and beta must have shape (x.shape[1],) = ({units},), got "
-                f"{gamma_shape}{reason}; pass one scale and one shift per unit of x")
+                f"gamma and beta must have shape (x.shape[1],) = ({units},) or (1,), got "
+                f"{gamma_shape}: operands could not be broadcast together with x of shape "
+                f"{x_shape}; pass one scale and one shift per unit of x")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -70,10 +69,13 @@ class LayerNormalization(FunctionNode):
             mean_g = _sum(g_normalized, axis=1, keepdims=True) * units
             mean_g_projection = _sum(g_normalized * normalized, axis=1, keepdims=True) * units
             grads.append(inv_std * (g_normalized - mean_g - normalized * mean_g_projection))
+        shared = gamma.shape != (x.shape[1],)  # one gamma and one beta for every unit
         if 1 in indexes:
-            grads.append(_sum(gy * normalized, axis=0))
+            g_gamma = _sum(gy * normalized, axis=0)
+            grads.append(_sum(g_gamma, axis=0, keepdims=True) if shared else g_gamma)
         if 2 in indexes:
-            grads.append(_sum(gy, axis=0))
+            g_beta = _sum(gy, axis=0)
+            grads.append(_sum(g_beta, axis=0, keepdims=True) if shared else g_beta)
         return tuple(grads)
 
 
@@ -83,8 +85,9 @@ def layer_normalization(x: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> var
 
     Args:
         x: Float input of shape ``(batch_size, unit_size)``.
-        gamma: Scale of shape ``(unit_size,)``, of ``x``'s dtype.
-        beta: Shift of shape ``(unit_size,)``, of ``x``'s dtype.
+        gamma: Scale of shape ``(unit_size,)`` (or ``(1,)``, shared by every unit), of ``x``'s
+            dtype.
+        beta: Shift of ``gamma``'s shape and ``x``'s dtype.
         eps: Added to the variance for numerical stability.
 
     Returns:
@@ -93,6 +96,10 @@ def layer_normalization(x: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> var
     Raises:
         chainer_compat.utils.type_check.InvalidType: On wrong dtypes or dimensions, or if
             ``gamma`` and ``beta`` differ in shape.
-        ValueError: If ``gamma`` and ``beta`` do not have one entry per unit of ``x``.
+        ValueError: If ``gamma`` and ``beta`` have neither one entry per unit of ``x`` nor one.
+
+    Compat:
+        With ``gamma`` of shape ``(1,)``, Chainer's forward broadcasts it but its backward fails
+        when ``gamma`` needs a gradient; ours sums that gradient over the units.
     """
     return LayerNormalization(eps).apply((x, gamma, beta))[0]

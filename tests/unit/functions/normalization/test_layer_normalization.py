@@ -54,15 +54,25 @@ def test_three_dimensional_input_raises_invalid_type():
 @pytest.mark.parametrize("units", [2, 4])
 def test_scale_of_wrong_length_raises_value_error(units):
     with pytest.raises(ValueError, match=r"gamma and beta must have shape \(x\.shape\[1\],\) = "
-                                         r"\(3,\), got \(\d,\): operands could not be broadcast"):
+                                         r"\(3,\) or \(1,\), got \(\d,\): operands could not be "
+                                         r"broadcast"):
         layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(units, "f"),
                             numpy.ones(units, "f"))
 
 
-def test_scale_of_length_one_raises_value_error():
-    # It would broadcast forward, but gamma's gradient could not take gamma's shape.
-    with pytest.raises(ValueError, match=r"shape \(x\.shape\[1\],\) = \(3,\), got \(1,\);"):
-        layer_normalization(numpy.zeros((2, 3), "f"), numpy.ones(1, "f"), numpy.ones(1, "f"))
+def test_one_scale_and_shift_serve_every_unit():
+    # compat: Chainer broadcasts them (and then fails to shape gamma's gradient); ours sums it.
+    rng = numpy.random.default_rng(2)
+    x = rng.standard_normal((3, 4))
+    gamma, beta = numpy.array([1.7]), numpy.array([-0.3])
+    y = layer_normalization(x, gamma, beta)
+    numpy.testing.assert_allclose(y.array, _reference(x, gamma, beta, 1e-5), rtol=1e-10)
+    numpy.testing.assert_allclose(
+        y.array, layer_normalization(x, numpy.full(4, 1.7), numpy.full(4, -0.3)).array)
+    gy = rng.standard_normal((3, 4))
+    grad_grads = tuple(rng.standard_normal(a.shape) for a in (x, gamma, beta))
+    gradient_check.check_backward(layer_normalization, (x, gamma, beta), gy)
+    gradient_check.check_double_backward(layer_normalization, (x, gamma, beta), gy, grad_grads)
 
 
 def test_other_shape_errors_stay_invalid_type():

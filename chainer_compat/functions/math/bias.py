@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
+from chainer_compat.configuration import config
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.utils import type_check
@@ -25,7 +26,8 @@ def _align(x: variable.Variable, y: Any, axis: int, name: str) -> variable.Varia
     # compat: Chainer pads with `(1,) * n`, which is empty for a negative n, so a negative
     # axis or a y running past x's last axis yields a shape with too many axes, and fails.
     aligned = (1,) * axis + y_shape + (1,) * (len(x_shape) - axis - len(y_shape))
-    if not _broadcasts_to(aligned, x_shape):
+    # With type checks off, NumPy's broadcast raises ValueError, as in Chainer.
+    if config.type_check and not _broadcasts_to(aligned, x_shape):
         hint = ("Pass a non-negative axis." if axis < 0 else
                 "Give y the shape x.shape[axis:axis + y.ndim], with 1 on any axis it repeats "
                 "along.")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy
 import pytest
 
+import chainer_compat
 from chainer_compat import variable
 from chainer_compat.functions.math.bias import bias
+from chainer_compat.functions.math.scale import scale
 from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -72,3 +74,15 @@ def test_non_broadcastable_y_raises_invalid_type(x_shape, y_shape, axis, aligned
     assert str(aligned) in message
     # A negative axis never works (Chainer does not wrap it); the message says so.
     assert ("non-negative axis" in message) == (axis < 0)
+
+
+@pytest.mark.parametrize("function", [bias, scale])
+@pytest.mark.parametrize("y_shape, axis", [((4,), 1), ((3,), -1)])
+def test_non_broadcastable_y_with_type_checks_off_raises_numpys_value_error(function, y_shape,
+                                                                          axis):
+    # compat: Chainer leaves it to NumPy's broadcast then.
+    x = numpy.zeros((2, 3, 4), numpy.float32)
+    with chainer_compat.using_config("type_check", False):
+        with pytest.raises(ValueError) as info:
+            function(x, numpy.zeros(y_shape, numpy.float32), axis)
+    assert not isinstance(info.value, type_check.InvalidType)

@@ -36,7 +36,9 @@ class Sum(AxisReduction):
         from chainer_compat.functions.array.reshape import reshape
 
         gy, = grad_outputs
-        if not self.keepdims:
+        # A full sum's 0-d gradient broadcasts as it is: no Reshape node for hooks to see, as
+        # in Chainer.
+        if not self.keepdims and self.axis is not None:
             gy = reshape(gy, keepdims_shape(self._in_shape, self.axis))
         return broadcast_to(gy, self._in_shape),
 

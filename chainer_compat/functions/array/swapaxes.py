@@ -31,8 +31,8 @@ class Swapaxes(FunctionNode):
             if not -ndim <= axis < ndim:
                 raise numpy.exceptions.AxisError(
                     axis, ndim,
-                    f"{name} must be in [-{ndim}, {ndim}) to name an axis of the {ndim}-d x, "
-                    f"got {axis}; {name}")
+                    f"{name} must be in [-{ndim}, {ndim}) to name an axis of the {ndim}-d x "
+                    f"(-1 names its last), got {axis}; {name}")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs

@@ -65,7 +65,7 @@ def _check_permutation(axes: tuple[int, ...], ndim: int) -> None:
     seen: set[int] = set()
     for axis in axes:
         if not -ndim <= axis < ndim:
-            raise numpy.exceptions.AxisError(axis, ndim, f"{rule}, got {axes!r}")
+            raise numpy.exceptions.AxisError(axis, ndim, f"{rule}, got {axes!r} ({advice})")
         normalized = axis % ndim
         if normalized in seen:
             raise ValueError(f"{rule}, got {axes!r} (axis {normalized} appears twice): "

@@ -1,6 +1,8 @@
-"""bias: Caffe-style broadcast addition: values, gradients, shape errors."""
+"""bias (and scale, for the y alignment they share): values, gradients, shape errors."""
 
 from __future__ import annotations
+
+import operator
 
 import numpy
 import pytest
@@ -41,20 +43,23 @@ BROADCAST_CASES = [((2, 3, 4), (1,), 1), ((2, 3, 4), (3, 1), 1), ((2, 3, 4), (1,
                    ((2, 3, 4), (2, 1, 1), 0), ((2, 3, 4), (), 1), ((2, 3, 4), (), 3)]
 
 
+# bias and scale share the alignment of y (bias._align): the tests below cover both.
+@pytest.mark.parametrize("function, combine", [(bias, operator.add), (scale, operator.mul)])
 @pytest.mark.parametrize("x_shape, y_shape, axis", BROADCAST_CASES)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_broadcastable_y_values_and_gradients_match_numpy(x_shape, y_shape, axis, dtype,
-                                                          uniform, check_function):
-    check_function(lambda x, y: bias(x, y, axis),
+def test_broadcastable_y_values_and_gradients_match_numpy(function, combine, x_shape, y_shape,
+                                                          axis, dtype, uniform, check_function):
+    check_function(lambda x, y: function(x, y, axis),
                    (uniform(x_shape, dtype), uniform(y_shape, dtype)),
-                   lambda x, y: x + _aligned(y, x_shape, axis))
+                   lambda x, y: combine(x, _aligned(y, x_shape, axis)))
 
 
+@pytest.mark.parametrize("function", [bias, scale])
 @pytest.mark.parametrize("x_shape, y_shape, axis", BROADCAST_CASES)
-def test_broadcastable_y_gradient_has_y_shape(xp, x_shape, y_shape, axis):
+def test_broadcastable_y_gradient_has_y_shape(xp, function, x_shape, y_shape, axis):
     x = variable.Variable(xp.asarray(numpy.random.uniform(-1, 1, x_shape)))
     y = variable.Variable(xp.asarray(numpy.random.uniform(-1, 1, y_shape)))
-    output = bias(x, y, axis)
+    output = function(x, y, axis)
     output.grad = xp.ones(x_shape)
     output.backward()
     assert x.grad.shape == x_shape and y.grad.shape == y_shape
@@ -63,13 +68,14 @@ def test_broadcastable_y_gradient_has_y_shape(xp, x_shape, y_shape, axis):
 @pytest.mark.parametrize("x_shape, y_shape, axis, aligned", [
     ((2, 3, 4), (4,), 1, (1, 4, 1)), ((2, 3), (4,), 1, (1, 4)), ((2, 3, 4), (3,), 2, (1, 1, 3)),
     ((2, 3), (3, 4), 1, (1, 3, 4)), ((2, 3, 4), (4,), -1, (4, 1, 1, 1))])
-def test_non_broadcastable_y_raises_invalid_type(x_shape, y_shape, axis, aligned):
+@pytest.mark.parametrize("function", [bias, scale])
+def test_non_broadcastable_y_raises_invalid_type(function, x_shape, y_shape, axis, aligned):
     x = numpy.zeros(x_shape, numpy.float32)
     y = numpy.zeros(y_shape, numpy.float32)
     with pytest.raises(type_check.InvalidType) as info:
-        bias(x, y, axis)
+        function(x, y, axis)
     message = str(info.value)
-    assert message.startswith("y of bias must broadcast to x's shape")
+    assert message.startswith(f"y of {function.__name__} must broadcast to x's shape")
     assert f"y.shape={y_shape}" in message and f"x.shape={x_shape}" in message
     assert str(aligned) in message
     # A negative axis never works (Chainer does not wrap it); the message says so.

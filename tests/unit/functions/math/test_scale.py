@@ -1,13 +1,11 @@
-"""scale: Caffe-style broadcast multiplication: values, gradients, shape errors."""
+"""scale: Caffe-style broadcast multiplication (its y alignment and errors: test_bias.py)."""
 
 from __future__ import annotations
 
 import numpy
 import pytest
 
-from chainer_compat import variable
 from chainer_compat.functions.math.scale import scale
-from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 CASES = [((2, 3, 4), (3,), 1), ((2, 3, 4, 2), (3, 4), 1), ((2, 3, 4), (2, 3), 0),
@@ -25,44 +23,3 @@ def test_values_and_gradients_match_numpy(x_shape, y_shape, axis, dtype, uniform
     check_function(lambda x, y: scale(x, y, axis),
                    (uniform(x_shape, dtype), uniform(y_shape, dtype)),
                    lambda x, y: x * _aligned(y, x_shape, axis))
-
-
-# compat: Chainer broadcasts the aligned y to x's shape, so y may hold 1 where x does not, or
-# be a 0-d array.
-BROADCAST_CASES = [((2, 3, 4), (1,), 1), ((2, 3, 4), (3, 1), 1), ((2, 3, 4), (1, 4), 1),
-                   ((2, 3, 4), (2, 1, 1), 0), ((2, 3, 4), (), 1), ((2, 3, 4), (), 3)]
-
-
-@pytest.mark.parametrize("x_shape, y_shape, axis", BROADCAST_CASES)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_broadcastable_y_values_and_gradients_match_numpy(x_shape, y_shape, axis, dtype,
-                                                          uniform, check_function):
-    check_function(lambda x, y: scale(x, y, axis),
-                   (uniform(x_shape, dtype), uniform(y_shape, dtype)),
-                   lambda x, y: x * _aligned(y, x_shape, axis))
-
-
-@pytest.mark.parametrize("x_shape, y_shape, axis", BROADCAST_CASES)
-def test_broadcastable_y_gradient_has_y_shape(xp, x_shape, y_shape, axis):
-    x = variable.Variable(xp.asarray(numpy.random.uniform(-1, 1, x_shape)))
-    y = variable.Variable(xp.asarray(numpy.random.uniform(-1, 1, y_shape)))
-    output = scale(x, y, axis)
-    output.grad = xp.ones(x_shape)
-    output.backward()
-    assert x.grad.shape == x_shape and y.grad.shape == y_shape
-
-
-@pytest.mark.parametrize("x_shape, y_shape, axis, aligned", [
-    ((2, 3, 4), (4,), 1, (1, 4, 1)), ((2, 3), (4,), 1, (1, 4)), ((2, 3, 4), (3,), 2, (1, 1, 3)),
-    ((2, 3), (3, 4), 1, (1, 3, 4)), ((2, 3, 4), (4,), -1, (4, 1, 1, 1))])
-def test_non_broadcastable_y_raises_invalid_type(x_shape, y_shape, axis, aligned):
-    x = numpy.zeros(x_shape, numpy.float32)
-    y = numpy.zeros(y_shape, numpy.float32)
-    with pytest.raises(type_check.InvalidType) as info:
-        scale(x, y, axis)
-    message = str(info.value)
-    assert message.startswith("y of scale must broadcast to x's shape")
-    assert f"y.shape={y_shape}" in message and f"x.shape={x_shape}" in message
-    assert str(aligned) in message
-    # A negative axis never works (Chainer does not wrap it); the message says so.
-    assert ("non-negative axis" in message) == (axis < 0)

@@ -392,6 +392,26 @@ def _new_variable(array: Any, requires_grad: bool) -> Variable:
     return variable
 
 
+class _SharedArray:
+    """The Variables whose array slot is one (NOTE [shared arrays]), held weakly."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, first: Variable) -> None:
+        self.members = [_weakref(first)]
+
+    def join(self, variable: Variable) -> None:
+        self.members = [ref for ref in self.members if ref() is not None]
+        self.members.append(_weakref(variable))
+
+    def leave(self, variable: Variable) -> None:
+        self.members = [ref for ref in self.members if ref() not in (variable, None)]
+
+    def others(self, variable: Variable) -> list[Variable]:
+        live = [member for member in (ref() for ref in self.members) if member is not None]
+        return [member for member in live if member is not variable]
+
+
 class Variable:
     """__init__(data=None, *, name=None, grad=None, requires_grad=True)
 
@@ -458,6 +478,17 @@ class Variable:
             self.grad = grad
 
     # ----------------------------------------------------------------------------- copying
+    # NOTE [shared arrays]
+    # compat: a shallow copy shares the array *slot* with its original, as in Chainer (whose
+    # copies share a one-element list): assigning ``array``/``data``, or initializing a lazy
+    # Parameter, on one is seen by the other. That is what makes ``model.copy()`` (share mode)
+    # before the first forward train and evaluate the same weights. Moving one of them to
+    # another device breaks the sharing, as in Chainer. The hot paths read and write
+    # ``_array`` directly and never pay for this: only the ``array`` setter, ``to_device`` and
+    # ``Parameter.initialize`` look for a group (``_shared``, in the instance dict), which
+    # holds its members weakly.
+    _shared: _SharedArray | None = None
+
     def __copy__(self) -> Variable:
         result = _new(type(self))
         result._array = self._array
@@ -467,7 +498,18 @@ class Variable:
         result.__dict__.pop("_graph_cut", None)  # the copy never had a graph to cut
         result._node = VariableNode(result, self.name)
         result._node._requires_grad = self._node._requires_grad
+        group = self._shared
+        if group is None:
+            group = self._shared = _SharedArray(self)
+        group.join(result)
+        result._shared = group
         return result
+
+    def _leave_shared_array(self) -> None:
+        group = self._shared
+        if group is not None:
+            group.leave(self)
+            del self._shared
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _create_variable, (self._array, self.name, self.grad, self.requires_grad)
@@ -525,6 +567,13 @@ class Variable:
 
     @array.setter
     def array(self, data: Any) -> None:
+        group = self._shared
+        if group is not None:  # NOTE [shared arrays]
+            for other in group.others(self):
+                other._set_own_array(data)
+        self._set_own_array(data)
+
+    def _set_own_array(self, data: Any) -> None:
         self._array = data
         node = self._node
         if type(node) is _PendingNode:
@@ -782,7 +831,10 @@ class Variable:
         """Moves the array and gradient to ``device`` (a device object or specifier)."""
         device = backend.get_device(device)
         if self._array is not None:
-            self._array = device.send(self._array)
+            moved = device.send(self._array)
+            if moved is not self._array:
+                self._leave_shared_array()  # compat: moving breaks the sharing, as in Chainer
+            self._array = moved
             node = self._node
             if type(node) is _PendingNode:
                 pass  # made later, from the moved array
@@ -993,6 +1045,8 @@ class Parameter(Variable):
     def to_device(self, device: Any) -> None:
         device = backend.get_device(device)
         if self._array is None:
+            if (self._initial_device or backend.CpuDevice()) != device:
+                self._leave_shared_array()  # compat: as Chainer renews the shared slot
             self._initial_device = device
         else:
             super().to_device(device)

@@ -321,6 +321,58 @@ def test_copy_share_shares_arrays_but_not_parameters_or_grads():
     assert "new" not in net.first._persistent
 
 
+def _lazy_link():
+    link = Link()
+    with link.init_scope():
+        link.W = Parameter(initializers.Normal())
+    return link
+
+
+@pytest.mark.parametrize("first", ["original", "copy"])
+def test_copy_share_made_before_lazy_initialization_shares_the_weights(first):
+    # compat: as in Chainer (NOTE [shared arrays]): eval_model = model.copy() before the first
+    # batch must evaluate the weights the original trains.
+    original = _lazy_link()
+    shared = original.copy()
+    (original if first == "original" else shared).W.initialize((2, 3))
+    assert original.W.array is not None and original.W.array is shared.W.array
+    original.W.array -= 1.0  # an in-place update through the setter, as an optimizer's
+    assert shared.W.array is original.W.array
+
+
+def test_assigning_the_array_of_a_shallow_copy_reaches_the_original():
+    link = Link()
+    with link.init_scope():
+        link.W = Parameter(numpy.ones(2, numpy.float32))
+    shared = link.copy()
+    link.W.array = numpy.zeros(2, numpy.float32)
+    assert shared.W.array.tolist() == [0.0, 0.0]
+    shared.W.data = numpy.full(3, 5.0, numpy.float32)
+    assert link.W.array.tolist() == [5.0, 5.0, 5.0] and link.W.node.shape == (3,)
+    p = Parameter(initializers.One())
+    q = copy.copy(p)
+    p.initialize((2,))
+    assert q.array is p.array and q.node.shape == (2,)
+
+
+def test_copies_that_are_gone_do_not_pile_up_in_the_group():
+    p = Parameter(numpy.ones(2, numpy.float32))
+    for _ in range(50):
+        copy.copy(p)
+    kept = copy.copy(p)
+    assert len(p._shared.members) <= 3  # p, the last dead copy at most, and kept
+    p.array = numpy.zeros(2, numpy.float32)
+    assert kept.array.tolist() == [0.0, 0.0]
+
+
+def test_staying_on_the_cpu_keeps_the_sharing():
+    original = _lazy_link()
+    shared = original.copy()
+    shared.to_cpu()  # no move: the slot stays shared, as in Chainer
+    original.W.initialize((2,))
+    assert shared.W.array is original.W.array
+
+
 def test_copy_copy_is_independent_with_equal_values():
     net = Net()
     net.mean[...] = 2

@@ -142,6 +142,13 @@ def _array_to_cpu(array: Any, stream: Any = None) -> Any:
         f"{type(array).__name__}. Pass Variable.array rather than the Variable.")
 
 
+def _arrays_to_cpu(value: Any) -> Any:
+    """``_array_to_cpu`` of an array, or of each item of a list or tuple (as Chainer's)."""
+    if type(value) is list or type(value) is tuple:
+        return type(value)(_arrays_to_cpu(item) for item in value)
+    return _array_to_cpu(value)
+
+
 def _array_to_gpu(array: Any, device: Any, stream: Any = None) -> Any:
     # Callers check that CUDA is available; ``device`` is a cupy.cuda.Device.
     if array is None:
@@ -507,7 +514,7 @@ def copyto(dst: Any, src: Any) -> None:
         TypeError: If ``dst`` or ``src`` is not an array.
     """
     if isinstance(dst, numpy.ndarray):
-        numpy.copyto(dst, _array_to_cpu(src))
+        numpy.copyto(dst, _arrays_to_cpu(src))  # compat: a list source works, as in Chainer
         return
     if not is_cupy_array(dst):
         raise TypeError(

@@ -48,14 +48,25 @@ class DictionarySerializer(Serializer):
         return DictionarySerializer(self.target, self.path + key.strip("/") + "/")
 
     def __call__(self, key: str, value: Any) -> Any:
-        if value is None:
-            stored = numpy.asarray(None)
-        elif backend.is_cupy_array(value):
-            stored = value.get()
-        else:
-            stored = numpy.asarray(value)
+        # compat: what Chainer's serializer stores: arrays brought to the host, scalars as 0-d
+        # arrays, lists and tuples item by item; anything else (a Variable) is a TypeError.
+        stored = numpy.asarray(None) if value is None else backend._arrays_to_cpu(value)
         self.target[self.path + key.lstrip("/")] = stored
         return value
+
+
+def serialize(obj: Any) -> dict[str, Any]:
+    """Returns ``obj``'s values (anything with a ``serialize`` method) as a flat dict by path.
+
+    Args:
+        obj: The object to serialize, e.g. a Link.
+
+    Returns:
+        The dict a :class:`DictionarySerializer` filled: what :func:`save_npz` writes.
+    """
+    serializer = DictionarySerializer()
+    serializer.save(obj)
+    return serializer.target
 
 
 def save_npz(file: FileLike, obj: Any, compression: bool = True) -> None:

@@ -374,3 +374,10 @@ def test_copyto_crosses_host_and_device_in_both_directions(cupy: types.ModuleTyp
     other = cupy.ones((2, 3), dtype=cupy.float32)
     backend.copyto(other, device_array)
     numpy.testing.assert_array_equal(other.get(), host)
+
+
+@pytest.mark.parametrize("source", [[1.0, 2.0], (1.0, 2.0), [numpy.float32(1), 2]])
+def test_copyto_takes_a_list_or_tuple_source_as_chainer_does(source):
+    destination = numpy.zeros(2, numpy.float32)
+    backend.copyto(destination, source)
+    assert destination.tolist() == [1.0, 2.0]

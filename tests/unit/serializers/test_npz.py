@@ -11,6 +11,7 @@ import pytest
 
 from chainer_compat import initializers, serializers, testing
 from chainer_compat.link import Chain, ChainList, Link
+from chainer_compat.serializers import npz
 from chainer_compat.variable import Parameter
 
 
@@ -199,3 +200,28 @@ def test_none_written_by_numpy_with_pickle_loads_as_none(tmp_path):
     link.add_persistent("value", 3)
     serializers.load_npz(path, link)
     assert link.value is None
+
+
+class _Stores:
+    """Serializes one value under the key ``v``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def serialize(self, serializer):
+        serializer("v", self.value)
+
+
+def test_dictionary_serializer_refuses_a_variable_instead_of_storing_an_object_array():
+    # compat: Chainer raises TypeError here; storing it wrote a file load_npz then refused.
+    from chainer_compat import Variable
+
+    with pytest.raises(TypeError, match="Pass Variable.array rather than the Variable"):
+        serializers.save_npz(io.BytesIO(), _Stores(Variable(numpy.ones(2, numpy.float32))))
+
+
+@pytest.mark.parametrize("value, stored", [([1.0, 2.0], [1.0, 2.0]), ((3, 4), [3, 4]),
+                                            (2.5, 2.5), (True, True)])
+def test_dictionary_serializer_stores_lists_tuples_and_scalars_as_arrays(value, stored):
+    target = npz.serialize(_Stores(value))
+    assert numpy.asarray(target["v"]).tolist() == stored

@@ -36,13 +36,15 @@ from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
 from chainer_compat.link import Chain, ChainList, Link
+from chainer_compat.sequential import Sequential
 from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Chain", "ChainList", "DebugMode", "Fallback", "Function", "FunctionAdapter", "FunctionHook",
-    "FunctionNode", "Link", "Parameter", "Variable", "VariableNode", "as_array", "as_variable",
+    "FunctionNode", "Link", "Parameter", "Sequential", "Variable", "VariableNode", "as_array",
+    "as_variable",
     "autograd", "backend", "backends", "backward", "config", "configuration", "cuda",
     "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_device",
     "get_function_hooks", "global_config", "grad", "gradient_check", "initializer",

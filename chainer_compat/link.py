@@ -10,12 +10,15 @@ import contextlib
 import copy
 import warnings
 from collections.abc import Iterable, Iterator, MutableSequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy
 
 from chainer_compat import backend, initializers
 from chainer_compat.variable import Parameter
+
+if TYPE_CHECKING:
+    from chainer_compat.sequential import Sequential
 
 __all__ = ["Chain", "ChainList", "Link"]
 
@@ -255,6 +258,36 @@ class Link:
         memo[id(self)] = copied
         copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return copied
+
+    def repeat(self, n_repeat: int, mode: str = "init") -> Sequential:
+        """Returns a :class:`~chainer_compat.Sequential` of ``n_repeat`` copies of this link.
+
+        Args:
+            n_repeat: How many copies; zero or less gives an empty Sequential.
+            mode: How each copy is made, as in :meth:`copy`: ``'init'`` (the default) gives
+                independent, freshly initialized parameters; ``'copy'`` gives independent
+                arrays with this link's values; ``'share'`` gives new links whose parameters
+                share this link's arrays, so updating one updates all.
+
+        Returns:
+            The new Sequential; this link itself is not among its layers.
+
+        Raises:
+            ValueError: If ``n_repeat`` is positive and ``mode`` is not one of the three.
+        """
+        from chainer_compat.sequential import Sequential  # sequential builds on this module
+
+        repeated = Sequential()
+        # compat: as in Chainer, no copies means no mode check either.
+        if n_repeat <= 0:
+            return repeated
+        if mode not in _COPY_MODES:
+            raise ValueError(
+                "The 'mode' argument should be either 'init','copy', or 'share'. But "
+                f"{mode} was given.")
+        for _ in range(n_repeat):
+            repeated.append(self.copy(mode))
+        return repeated
 
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         """Copies the parameter arrays (not gradients) of ``link`` into this hierarchy.

@@ -117,6 +117,7 @@ class _Run:
         flags = _thread_flags.flags  # NOTE [fast flags]
         hooks = flags.hooks  # mutated in place by registrations
         tick = self.counter.__next__
+        load_preset = self.load_leaf_grads  # NOTE [preset gradients]
         plain = (self.captured is None and not self.retain_grad and not self.debug
                  and not _FORCE_GENERAL_PATH)
         # The one function a step queued while nothing else was pending: a chain's next step
@@ -135,24 +136,18 @@ class _Run:
             if plain and type(outputs) is _weakref:
                 node = outputs()
                 grad = None if node is None else grads.pop(node, None)
-                if type(grad) is _LazySum:
+                if grad is None:
+                    if node is not None and load_preset:
+                        grad = _take_preset_grad(node)
+                elif type(grad) is _LazySum:
                     grad = _total(grad)
                 output_grads: tuple[Any, ...] = (grad,)
-                if node is not None:
-                    variable = node()  # NOTE [node as weak reference]
-                    if variable is None and node._revived is not None:
-                        variable = node._revived()
-                    if variable is not None and variable._grad_var is not None:
-                        # compat: as in Chainer, a processed output's gradient goes once
-                        # consumed, the starting Variable's included (unless retain_grad).
-                        variable._grad_var = None
-                    if node._array_type is not _ndarray:
-                        device = _other_device(func, output_grads)  # NOTE [backward device]
-                        if device is not None:
-                            del grad
-                            self.step_on(device, func, output_grads, hooks)
-                            continue
                 del grad
+                if node is not None and node._array_type is not _ndarray:
+                    device = _other_device(func, output_grads)  # NOTE [backward device]
+                    if device is not None:
+                        self.step_on(device, func, output_grads, hooks)
+                        continue
             else:
                 output_grads = self.pop_output_grads(func)
                 device = _other_device(func, output_grads)
@@ -274,18 +269,18 @@ class _Run:
                 result.append(None)
                 continue
             grad = grads.pop(node, None)
-            if type(grad) is _LazySum:
+            if grad is None:
+                if self.load_leaf_grads:
+                    grad = _take_preset_grad(node)  # NOTE [preset gradients]
+            elif type(grad) is _LazySum:
                 grad = _total(grad)
             result.append(grad)
             if self.captured is not None and node in self.capture_nodes:
                 self.captured[node] = grad
-            variable = node.get_variable_or_none()
-            if variable is not None:
-                if self.retain_grad:
+            if self.retain_grad:
+                variable = node.get_variable_or_none()
+                if variable is not None:
                     variable._grad_var = grad
-                    variable._loss_scale = self.loss_scale
-                elif variable._grad_var is not None:
-                    variable._grad_var = None
         return tuple(result)
 
     def accumulate(self, node: VariableNode, grad: Variable, lazy: bool) -> None:
@@ -465,6 +460,25 @@ def _other_device(func: FunctionNode, output_grads: tuple[Any, ...]) -> Any:
     return None
 
 
+# NOTE [preset gradients]
+# compat: what Chainer does with gradients a user set on Variables before backprop. The
+# backward() front doors take their starting Variables' gradients (Variable.backward clears its
+# own; chainer.backward(outputs) clears the ones it takes). During the run, an output with no
+# gradient in the table hands over the one set on its Variable, which is then cleared: so
+# the preset gradient of an unused sibling output (say, of split_axis) flows back, once. Every
+# other preset gradient (of an intermediate Variable that received one through the table, or any
+# in grad()) is left as it was. Only the table's gradients are dropped as they are consumed.
+def _take_preset_grad(node: VariableNode) -> Variable | None:
+    """The gradient set on ``node``'s Variable, taken from it (None when there is none)."""
+    variable = node.get_variable_or_none()
+    if variable is None:
+        return None
+    grad = variable._grad_var
+    if grad is not None:
+        variable._grad_var = None
+    return grad
+
+
 def _missing_return_hint(value: Any) -> str:
     return ": is backward missing a return statement?" if value is None else ""
 
@@ -511,6 +525,7 @@ def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backp
             _initial_grad(var, loss_scale)
         return
     grad = _initial_grad(var, loss_scale)
+    var._grad_var = None  # taken, as Chainer's backward takes it (NOTE [preset gradients])
     _backprop_to_all([(var.node, grad)], retain_grad, enable_double_backprop, loss_scale)
 
 

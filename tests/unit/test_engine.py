@@ -211,9 +211,39 @@ def test_retain_grad_keeps_intermediate_grads():
     y = h * 3.0
     y.backward(retain_grad=True)
     numpy.testing.assert_allclose(h.grad, [3.0])
+    assert y.grad is not None
     x.cleargrad()
     y.backward()
-    assert h.grad is None
+    # compat: as in Chainer (NOTE [preset gradients]): the run takes the starting Variable's
+    # gradient and leaves an intermediate's, which came through the table, as it was.
+    numpy.testing.assert_allclose(h.grad, [3.0])
+    assert y.grad is None
+    numpy.testing.assert_allclose(x.grad, [6.0])
+
+
+def _preset(*values):
+    return numpy.array(values, numpy.float32)
+
+
+def test_an_unused_outputs_preset_gradient_flows_back_once():
+    # compat: Chainer's table hands over the gradient set on an output nobody else fed.
+    x = var(1.0, 2.0, 3.0, 4.0)
+    first, second = F.split_axis(x, 2, 0)
+    second.grad = _preset(9.0, 9.0)
+    F.sum(first).backward()
+    assert x.grad.tolist() == [1.0, 1.0, 9.0, 9.0] and second.grad is None
+
+
+def test_grad_and_explicit_backward_leave_preset_gradients_alone():
+    x = var(1.0, 2.0)
+    h = x * 2.0
+    h.grad = _preset(9.0, 9.0)
+    y = h * 3.0
+    y.grad = _preset(5.0, 5.0)
+    assert C.grad([y], [x])[0].array.tolist() == [6.0, 6.0]
+    C.backward([y], [Variable(_preset(1.0, 1.0))])
+    assert h.grad.tolist() == [9.0, 9.0] and y.grad.tolist() == [5.0, 5.0]
+    assert x.grad.tolist() == [6.0, 6.0]
 
 
 def test_loss_scale_scales_the_starting_gradient():

@@ -393,23 +393,39 @@ def _new_variable(array: Any, requires_grad: bool) -> Variable:
 
 
 class _SharedArray:
-    """The Variables whose array slot is one (NOTE [shared arrays]), held weakly."""
+    """The Variables whose array slot is one (NOTE [shared arrays]), held weakly by id.
 
-    __slots__ = ("members",)
+    Callers hold ``_sharing``. Members are compared by identity (a Variable's ``==`` raises);
+    entries of collected Variables are dropped whenever the table has doubled since the last
+    sweep, so copying stays linear.
+    """
+
+    __slots__ = ("members", "swept_at")
 
     def __init__(self, first: Variable) -> None:
-        self.members = [_weakref(first)]
+        self.members = {id(first): _weakref(first)}
+        self.swept_at = 1
 
     def join(self, variable: Variable) -> None:
-        self.members = [ref for ref in self.members if ref() is not None]
-        self.members.append(_weakref(variable))
+        members = self.members
+        members[id(variable)] = _weakref(variable)  # replaces a collected one with the same id
+        if len(members) > 2 * self.swept_at:
+            self.members = members = {key: ref for key, ref in members.items()
+                                      if ref() is not None}
+            self.swept_at = len(members)
 
     def leave(self, variable: Variable) -> None:
-        self.members = [ref for ref in self.members if ref() not in (variable, None)]
+        ref = self.members.get(id(variable))
+        if ref is not None and ref() is variable:
+            del self.members[id(variable)]
 
     def others(self, variable: Variable) -> list[Variable]:
-        live = [member for member in (ref() for ref in self.members) if member is not None]
-        return [member for member in live if member is not variable]
+        found = (ref() for ref in self.members.values())
+        return [member for member in found if member is not None and member is not variable]
+
+
+# Guards every _SharedArray: copies, moves and array assignments may run in several threads.
+_sharing = threading.RLock()
 
 
 class Variable:
@@ -498,18 +514,21 @@ class Variable:
         result.__dict__.pop("_graph_cut", None)  # the copy never had a graph to cut
         result._node = VariableNode(result, self.name)
         result._node._requires_grad = self._node._requires_grad
-        group = self._shared
-        if group is None:
-            group = self._shared = _SharedArray(self)
-        group.join(result)
-        result._shared = group
+        with _sharing:
+            group = self._shared
+            if group is None:
+                group = self._shared = _SharedArray(self)
+            result._array = self._array  # read again: an assignment may have run meanwhile
+            group.join(result)
+            result._shared = group
         return result
 
     def _leave_shared_array(self) -> None:
-        group = self._shared
-        if group is not None:
-            group.leave(self)
-            del self._shared
+        with _sharing:
+            group = self._shared
+            if group is not None:
+                group.leave(self)
+                del self._shared
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _create_variable, (self._array, self.name, self.grad, self.requires_grad)
@@ -567,11 +586,15 @@ class Variable:
 
     @array.setter
     def array(self, data: Any) -> None:
-        group = self._shared
-        if group is not None:  # NOTE [shared arrays]
-            for other in group.others(self):
-                other._set_own_array(data)
-        self._set_own_array(data)
+        if self._shared is None:
+            self._set_own_array(data)
+            return
+        with _sharing:  # NOTE [shared arrays]
+            group = self._shared
+            if group is not None:
+                for other in group.others(self):
+                    other._set_own_array(data)
+            self._set_own_array(data)
 
     def _set_own_array(self, data: Any) -> None:
         self._array = data

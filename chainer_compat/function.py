@@ -43,6 +43,13 @@ def _any_cupy(arrays: tuple[Any, ...]) -> bool:
     return False
 
 
+class _MissingGradient(ValueError, IndexError):
+    """An old-style backward returned no gradient for an input that needs one.
+
+    compat: Chainer's adapter fails there with IndexError (indexing the returned tuple); the
+    ValueError base keeps ``except`` clauses written for the message's kind of error working.
+    """
+
 class FunctionAdapter(FunctionNode):
     """The :class:`FunctionNode` that stands for an old-style :class:`Function` in the graph.
 
@@ -240,7 +247,7 @@ class FunctionAdapter(FunctionNode):
         # many); only a missing gradient that is needed is an error.
         needed = max(target_input_indexes, default=-1)
         if len(input_grads) <= needed:
-            raise ValueError(self._get_error_message(
+            raise _MissingGradient(self._get_error_message(
                 f"backward of {self.label} must return a gradient (or None) for input "
                 f"{needed}, which needs one, got {len(input_grads)} gradient(s) for {count} "
                 "inputs: return one per input"))

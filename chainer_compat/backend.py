@@ -143,9 +143,16 @@ def _array_to_cpu(array: Any, stream: Any = None) -> Any:
 
 
 def _arrays_to_cpu(value: Any) -> Any:
-    """``_array_to_cpu`` of an array, or of each item of a list or tuple (as Chainer's)."""
-    if type(value) is list or type(value) is tuple:
-        return type(value)(_arrays_to_cpu(item) for item in value)
+    """``_array_to_cpu`` of an array, or of each item of a list or tuple (one level, as
+    Chainer's: a nested list is refused)."""
+    if isinstance(value, (list, tuple)):
+        converted: dict[int, Any] = {}  # an item given twice is brought over once
+        items = []
+        for item in value:
+            if id(item) not in converted:
+                converted[id(item)] = _array_to_cpu(item)
+            items.append(converted[id(item)])
+        return type(value)(items)
     return _array_to_cpu(value)
 
 

@@ -381,3 +381,10 @@ def test_copyto_takes_a_list_or_tuple_source_as_chainer_does(source):
     destination = numpy.zeros(2, numpy.float32)
     backend.copyto(destination, source)
     assert destination.tolist() == [1.0, 2.0]
+
+
+def test_copyto_converts_one_level_of_list_as_chainer_does():
+    destination = numpy.zeros((2, 2), numpy.float32)
+    with pytest.raises(TypeError, match="got list"):
+        backend.copyto(destination, [[1.0, 2.0], [3.0, 4.0]])
+    assert destination.tolist() == [[0.0, 0.0], [0.0, 0.0]]

@@ -16,6 +16,7 @@ from chainer_compat import (
     initializer,
     initializers,
     link,
+    link_hooks,
     porting,
     serializers,
 )
@@ -36,6 +37,7 @@ from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
 from chainer_compat.link import Chain, ChainList, Link
+from chainer_compat.link_hook import LinkHook
 from chainer_compat.sequential import Sequential
 from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
@@ -43,11 +45,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Chain", "ChainList", "DebugMode", "Fallback", "Function", "FunctionAdapter", "FunctionHook",
-    "FunctionNode", "Link", "Parameter", "Sequential", "Variable", "VariableNode", "as_array",
-    "as_variable",
+    "FunctionNode", "Link", "LinkHook", "Parameter", "Sequential", "Variable", "VariableNode",
+    "as_array", "as_variable",
     "autograd", "backend", "backends", "backward", "config", "configuration", "cuda",
     "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_device",
     "get_function_hooks", "global_config", "grad", "gradient_check", "initializer",
-    "initializers", "install_as_chainer", "is_debug", "link", "no_backprop_mode", "porting",
-    "serializers", "set_debug", "using_config", "using_device",
+    "initializers", "install_as_chainer", "is_debug", "link", "link_hooks", "no_backprop_mode",
+    "porting", "serializers", "set_debug", "using_config", "using_device",
 ]

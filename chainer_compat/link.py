@@ -1,7 +1,7 @@
 """``Link``, ``Chain`` and ``ChainList``: the building blocks that own parameters, persistent
 values and child links, and move, copy and serialize them together.
 
-Layer 8: imports backend, initializers and variable; cuda is imported only by ``to_gpu``.
+Layer 8: imports backend, initializers, link_hook, variable; cuda only inside ``to_gpu``.
 """
 
 from __future__ import annotations
@@ -9,12 +9,19 @@ from __future__ import annotations
 import contextlib
 import copy
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import TYPE_CHECKING, Any
 
 import numpy
 
 from chainer_compat import backend, initializers
+from chainer_compat.link_hook import (
+    LinkHook,
+    _ForwardPostprocessCallbackArgs,
+    _ForwardPreprocessCallbackArgs,
+    thread_link_hooks,
+)
 from chainer_compat.variable import Parameter
 
 if TYPE_CHECKING:
@@ -66,6 +73,8 @@ class Link:
     # compat: class-level default, so that a subclass that skips Link.__init__ is detected
     # where Chainer detects it (init_scope and __call__) instead of failing obscurely.
     _init_done = False
+    # Made on first access to local_link_hooks; None keeps the hook-free call to one check.
+    _local_link_hooks: OrderedDict[str, LinkHook] | None = None
 
     def __init__(self, **params: Any) -> None:
         self._params: set[str] = set()
@@ -118,18 +127,44 @@ class Link:
             self._within_init_scope = previous
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Runs ``forward(*args, **kwargs)``; see the class description."""
+        """Runs ``forward(*args, **kwargs)``, with the link hooks around it if there are any.
+
+        The forward_preprocess of the current thread's global hooks, then of this link's own
+        hooks, run before ``forward``; their forward_postprocess, in the same order, after it
+        returns (not when it raises). A hook of this link replaces a global one of the same name.
+        """
         self._check_init_done()
         # compat: a __call__ injected by a mixin class is preferred over forward, as in Chainer.
         forward = getattr(super(), "__call__", None)  # noqa: B004 - a method, not a callable test
         if forward is None:
-            try:
-                forward = self.forward  # type: ignore[attr-defined]
-            except AttributeError:
-                raise AttributeError(
-                    f"{type(self).__name__} must define forward(...) to be called, got no "
-                    "forward method") from None
+            forward = getattr(self, "forward", None)
+        if thread_link_hooks.hooks or self._local_link_hooks:
+            return self._call_with_hooks(forward, args, kwargs)
+        if forward is None:
+            raise self._missing_forward()
         return forward(*args, **kwargs)
+
+    def _missing_forward(self) -> AttributeError:
+        return AttributeError(
+            f"{type(self).__name__} must define forward(...) to be called, got no forward method")
+
+    def _call_with_hooks(self, forward: Any, args: tuple[Any, ...],
+                         kwargs: dict[str, Any]) -> Any:
+        hooks: dict[str, LinkHook] = dict(thread_link_hooks.hooks)
+        if self._local_link_hooks:
+            hooks.update(self._local_link_hooks)
+        # A snapshot: a hook registered or removed during forward does not change who is told.
+        called = tuple(hooks.values())
+        before = _ForwardPreprocessCallbackArgs(self, "forward", args, kwargs)
+        for hook in called:
+            hook.forward_preprocess(before)
+        if forward is None:
+            raise self._missing_forward()  # after the preprocess hooks, where Chainer raises
+        out = forward(*args, **kwargs)
+        after = _ForwardPostprocessCallbackArgs(self, "forward", args, kwargs, out)
+        for hook in called:
+            hook.forward_postprocess(after)
+        return out
 
     def __setattr__(self, name: str, value: Any) -> None:
         if isinstance(value, Parameter) and self.within_init_scope:
@@ -452,6 +487,67 @@ class Link:
                 continue
             total += param.size
         return total
+
+    # ----------------------------------------------------------------------------- hooks
+    @property
+    def local_link_hooks(self) -> OrderedDict[str, LinkHook]:
+        """This link's own hooks, by name, in registration order (see :meth:`add_hook`).
+
+        They run after the current thread's global hooks (see :class:`~chainer_compat.LinkHook`).
+        """
+        hooks = self._local_link_hooks
+        if hooks is None:
+            hooks = self._local_link_hooks = OrderedDict()
+        return hooks
+
+    def add_hook(self, hook: LinkHook, name: str | None = None) -> Link:
+        """Registers a hook that runs around every call of this link only.
+
+        Args:
+            hook: The hook; its ``added`` callback is told this link.
+            name: Name to register it under; ``hook.name`` when None.
+
+        Returns:
+            This link, so that calls can be chained.
+
+        Raises:
+            TypeError: If ``hook`` is not a LinkHook.
+            KeyError: If a hook of that name is already registered to this link.
+        """
+        if not isinstance(hook, LinkHook):
+            raise TypeError(
+                f"Hook must be of type LinkHook, got {type(hook).__name__}: derive the hook "
+                "from chainer_compat.LinkHook")
+        if name is None:
+            name = hook.name
+        hooks = self.local_link_hooks
+        if name in hooks:
+            raise KeyError(
+                f"Hook {name} already exists: a hook name must be registered at most once per "
+                "link; pass another name (add_hook(hook, name='...'))")
+        hooks[name] = hook
+        try:
+            hook.added(self)
+        except BaseException:
+            del hooks[name]  # a failed registration leaves nothing behind
+            raise
+        return self
+
+    def delete_hook(self, name: str) -> None:
+        """Unregisters this link's hook of that name; its ``deleted`` callback is told this link.
+
+        Raises:
+            KeyError: If no hook of that name is registered to this link.
+        """
+        hooks = self.local_link_hooks
+        if name not in hooks:
+            raise KeyError(
+                f"Hook {name} does not exist: the name must be one of this link's hooks, got "
+                f"{name!r} where it has {list(hooks)}")
+        try:
+            hooks[name].deleted(self)  # still registered while told, as in Chainer
+        finally:
+            del hooks[name]
 
     # ----------------------------------------------------------------------------- gradients
     def cleargrads(self) -> None:

@@ -13,7 +13,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "chainer_compat"
 LAYERS = {
     "configuration": 0, "_typing": 0,
     "backend": 1, "backends": 1, "cuda": 1, "utils": 1,
-    "utils.type_check": 2, "function_hook": 2, "initializer": 2, "initializers": 2,
+    "utils.type_check": 2, "function_hook": 2, "link_hook": 2, "initializer": 2, "initializers": 2,
     "variable": 3,
     "function_node": 4,
     "functions": 5,
@@ -21,7 +21,7 @@ LAYERS = {
     "function": 7, "autograd": 7,
     "gradient_check": 8, "testing": 8, "link": 8, "sequential": 8, "links": 8,
     "optimizers": 8,
-    "serializers": 8, "function_hooks": 8, "computational_graph": 8, "_porting": 8,
+    "serializers": 8, "function_hooks": 8, "link_hooks": 8, "computational_graph": 8, "_porting": 8,
     "porting": 8, "chainerx": 8, "_surface": 8,
     "__init__": 9, "_alias": 9, "__main__": 9,
 }

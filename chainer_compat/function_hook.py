@@ -17,6 +17,32 @@ def get_function_hooks() -> dict[str, FunctionHook]:
     return _thread_flags.flags.hooks
 
 
+def _register_hook(registry: dict[str, Any], name: str, hook: Any, owner: Any,
+                   clash_message: str) -> None:
+    """Puts a function or link hook in a registry and tells it, or leaves the registry as it was.
+
+    Args:
+        registry: The name-keyed mapping to put the hook in.
+        name: The name to register it under.
+        hook: The hook; its ``added`` callback is told ``owner``.
+        owner: The function or link it is added to, or None for a global registration.
+        clash_message: The KeyError message when ``name`` is taken; ``{name}`` is filled in.
+
+    Raises:
+        KeyError: If ``name`` is already in the registry.
+    """
+    if name in registry:
+        raise KeyError(clash_message.format(name=name))
+    registry[name] = hook
+    try:
+        hook.added(owner)
+    except BaseException:
+        # A failed registration leaves nothing behind (a with block never starts, so its
+        # __exit__ would never unregister the hook).
+        del registry[name]
+        raise
+
+
 class HookHandle:
     """Undoes one hook registration; :meth:`remove` is harmless to call twice.
 
@@ -60,18 +86,9 @@ class FunctionHook:
     name = "FunctionHook"
 
     def __enter__(self) -> FunctionHook:
-        hooks = get_function_hooks()
-        if self.name in hooks:
-            raise KeyError(
-                f"hook {self.name} already exists: a hook name must be registered at most once "
-                "per thread; give the second hook another name")
-        hooks[self.name] = self
-        try:
-            self.added(None)
-        except BaseException:
-            # The with block never starts, so __exit__ would never unregister the hook.
-            del hooks[self.name]
-            raise
+        _register_hook(get_function_hooks(), self.name, self, None,
+                       "hook {name} already exists: a hook name must be registered at most once "
+                       "per thread; give the second hook another name")
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

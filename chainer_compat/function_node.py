@@ -15,7 +15,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.configuration import thread_flags as _thread_flags
-from chainer_compat.function_hook import FunctionHook, HookHandle
+from chainer_compat.function_hook import FunctionHook, HookHandle, _register_hook
 from chainer_compat.variable import Variable, VariableNode, _new_node, _new_variable, _PendingNode
 
 _ndarray = numpy.ndarray
@@ -624,16 +624,9 @@ class FunctionNode:
         if name is None:
             name = hook.name
         hooks = self.local_function_hooks
-        if name in hooks:
-            raise KeyError(
-                f"Hook {name} already exists: a hook name must be registered at most once per "
-                "function; pass another name (add_hook(hook, name='...'))")
-        hooks[name] = hook
-        try:
-            hook.added(self)
-        except BaseException:
-            del hooks[name]  # a failed registration leaves nothing behind
-            raise
+        _register_hook(hooks, name, hook, self,
+                       "Hook {name} already exists: a hook name must be registered at most once "
+                       "per function; pass another name (add_hook(hook, name='...'))")
         return HookHandle(hooks, name, hook, self)
 
     def delete_hook(self, name: str) -> None:

@@ -20,6 +20,7 @@ from chainer_compat.link_hook import (
     LinkHook,
     _ForwardPostprocessCallbackArgs,
     _ForwardPreprocessCallbackArgs,
+    _register_hook,
     thread_link_hooks,
 )
 from chainer_compat.variable import Parameter
@@ -520,17 +521,9 @@ class Link:
                 "from chainer_compat.LinkHook")
         if name is None:
             name = hook.name
-        hooks = self.local_link_hooks
-        if name in hooks:
-            raise KeyError(
-                f"Hook {name} already exists: a hook name must be registered at most once per "
-                "link; pass another name (add_hook(hook, name='...'))")
-        hooks[name] = hook
-        try:
-            hook.added(self)
-        except BaseException:
-            del hooks[name]  # a failed registration leaves nothing behind
-            raise
+        _register_hook(self.local_link_hooks, name, hook, self,
+                       "Hook {name} already exists: a hook name must be registered at most once "
+                       "per link; pass another name (add_hook(hook, name='...'))")
         return self
 
     def delete_hook(self, name: str) -> None:

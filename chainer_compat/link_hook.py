@@ -1,13 +1,16 @@
 """``LinkHook``, the data its callbacks receive, and the thread-local registry of global hooks.
 
-Layer 2: imports nothing from chainer_compat. ``Link.__call__`` reads the registry and runs the
-hooks around ``forward``; a hook never keeps the link or its arguments alive after the call.
+Layer 2: imports only ``function_hook`` (its registration helper). ``Link.__call__`` reads the
+registry and runs the hooks around ``forward``; a hook never keeps the link or its arguments
+alive after the call.
 """
 
 from __future__ import annotations
 
 import threading
 from typing import Any
+
+from chainer_compat.function_hook import _register_hook
 
 __all__ = ["LinkHook", "get_link_hooks"]
 
@@ -98,18 +101,9 @@ class LinkHook:
     name = "LinkHook"
 
     def __enter__(self) -> LinkHook:
-        hooks = get_link_hooks()
-        if self.name in hooks:
-            raise KeyError(
-                f"hook {self.name} already exists: a link hook name must be registered at most "
-                "once per thread; give the second hook another name")
-        hooks[self.name] = self
-        try:
-            self.added(None)
-        except BaseException:
-            # The with block never starts, so __exit__ would never unregister the hook.
-            del hooks[self.name]
-            raise
+        _register_hook(get_link_hooks(), self.name, self, None,
+                       "hook {name} already exists: a link hook name must be registered at most "
+                       "once per thread; give the second hook another name")
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

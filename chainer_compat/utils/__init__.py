@@ -11,6 +11,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.utils import argument as argument  # chainer.utils.argument after import
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -58,3 +60,11 @@ def test_assert_kwargs_empty():
     argument.assert_kwargs_empty({})
     with pytest.raises(TypeError, match=r"got unexpected keyword argument\(s\) 'alpha'"):
         argument.assert_kwargs_empty({"alpha": 1})
+
+
+def test_it_is_reachable_after_a_plain_import_of_the_package():
+    # chainer.utils.argument without importing the submodule first (in a fresh interpreter).
+    code = (f"import {chainer.__name__} as c; "
+            "print(c.utils.argument.parse_kwargs({}, ('a', 1)))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "(1,)", result.stderr

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Iterable, Iterator
 from typing import Any, SupportsIndex
 
-from chainer_compat.link import _COPY_MODES, ChainList, Link
+from chainer_compat.link import ChainList, Link
 
 __all__ = ["Sequential"]
 
@@ -314,12 +314,10 @@ class Sequential(ChainList):
         (a function stays the same function).
 
         Raises:
-            ValueError: If ``mode`` is not ``'init'``, ``'copy'`` or ``'share'``.
+            ValueError: If ``mode`` is not ``'init'``, ``'copy'`` or ``'share'`` and a layer is
+                a link (compat: as in Chainer, whose links check the mode; a Sequential of
+                functions alone copies whatever the mode).
         """
-        if mode not in _COPY_MODES:
-            raise ValueError(
-                "The 'mode' argument should be either 'init','copy', or 'share'. But "
-                f"{mode} was given.")
         copied = Sequential()
         for layer in self._layers:
             copied.append(layer.copy(mode) if isinstance(layer, Link) else copy.copy(layer))

@@ -320,9 +320,11 @@ def test_deep_copy_modes_make_independent_arrays(mode):
     assert not numpy.any(model[0].W.array == 7)
 
 
-def test_copy_rejects_an_unknown_mode_even_without_links():
+def test_copy_checks_the_mode_where_a_link_is_copied():
+    # compat: as in Chainer, the links check the mode; functions alone copy whatever it is.
+    assert Sequential(F.relu).copy("deep")[0] is F.relu
     with pytest.raises(ValueError, match="'init','copy', or 'share'"):
-        Sequential(F.relu).copy("deep")
+        Sequential(F.relu, Affine(2, 2)).copy("deep")
 
 
 def test_copy_of_a_chain_holding_a_lambda_sequential():

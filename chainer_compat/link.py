@@ -1,7 +1,8 @@
 """``Link``, ``Chain`` and ``ChainList``: the building blocks that own parameters, persistent
 values and child links, and move, copy and serialize them together.
 
-Layer 8: imports backend, initializers, link_hook, variable; cuda only inside ``to_gpu``.
+Layer 8: imports backend, initializers, function_hook, link_hook, variable; cuda only inside
+``to_gpu``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy
 
 from chainer_compat import backend, initializers
+from chainer_compat.function_hook import _register_hook
 from chainer_compat.link_hook import (
     LinkHook,
     _ForwardPostprocessCallbackArgs,
     _ForwardPreprocessCallbackArgs,
-    _register_hook,
     thread_link_hooks,
 )
 from chainer_compat.variable import Parameter

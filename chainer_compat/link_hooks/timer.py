@@ -1,6 +1,6 @@
 """``TimerHook``: measures the time the forward method of every hooked link takes.
 
-Layer 8: imports numpy, ``link_hook`` and ``function_hooks.timer`` (whose ``_CallTimer`` does the
+Layer 8: imports ``link_hook`` and ``function_hooks.timer`` (whose ``_CallTimer`` does the
 timing and the report). On a CuPy link the link's own ``xp`` gives the CUDA events, so timing
 NumPy links never imports CuPy.
 """

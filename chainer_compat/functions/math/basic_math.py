@@ -444,9 +444,10 @@ def div(self: Variable, rhs: Any) -> Variable:
     """``self / rhs``."""
     if isinstance(rhs, _SCALARS):
         # The reciprocal in Python's precision, then cast: as Chainer, whose x / c is
-        # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too).
-        reciprocal = 1.0 / typing.cast(Any, rhs)  # NumPy scalars divide too (mypy cannot see it)
-        return MulConstant(_preprocess_const(self, reciprocal)).apply((self,))[0]
+        # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too). Going
+        # through mul also gives a backward's ``gy / c`` mul's path without a node. NumPy
+        # scalars divide too; the cast is only for mypy.
+        return mul(self, 1.0 / typing.cast(Any, rhs))
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 

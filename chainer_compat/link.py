@@ -34,6 +34,14 @@ __all__ = ["Chain", "ChainList", "Link"]
 _COPY_MODES = ("init", "copy", "share")
 
 
+def _check_copy_mode(mode: str) -> None:
+    if mode not in _COPY_MODES:
+        # compat: Chainer's wording.
+        raise ValueError(
+            f"The 'mode' argument should be either 'init','copy', or 'share'. But {mode} was "
+            "given.")
+
+
 def _is_shape(value: Any) -> bool:
     """Whether ``value`` reads as a shape: None, an integer, or a sequence of integers."""
     if value is None:
@@ -256,10 +264,7 @@ class Link:
         """
         if mode == "share":
             return self._share_copy()
-        if mode not in _COPY_MODES:
-            raise ValueError(
-                "The 'mode' argument should be either 'init','copy', or 'share'. But "
-                f"{mode} was given.")
+        _check_copy_mode(mode)
         copied = copy.deepcopy(self)
         copied.name = None
         if mode == "init":
@@ -318,10 +323,7 @@ class Link:
         # compat: as in Chainer, no copies means no mode check either.
         if n_repeat <= 0:
             return repeated
-        if mode not in _COPY_MODES:
-            raise ValueError(
-                "The 'mode' argument should be either 'init','copy', or 'share'. But "
-                f"{mode} was given.")
+        _check_copy_mode(mode)
         for _ in range(n_repeat):
             repeated.append(self.copy(mode))
         return repeated

@@ -61,25 +61,15 @@ class _ForwardPreprocessCallbackArgs:
         return _describe(self, ("link", "forward_name", "args", "kwargs"))
 
 
-class _ForwardPostprocessCallbackArgs:
-    """What :meth:`LinkHook.forward_postprocess` gets about the call that has just returned.
+class _ForwardPostprocessCallbackArgs(_ForwardPreprocessCallbackArgs):
+    """What :meth:`LinkHook.forward_postprocess` gets about the call that has just returned:
+    the fields of the preprocess arguments, and ``out``, what the forward method returned."""
 
-    Attributes:
-        link: The called link.
-        forward_name: Name of the method that ran (``'forward'``).
-        args: Positional arguments of the call.
-        kwargs: Keyword arguments of the call.
-        out: What the forward method returned.
-    """
-
-    __slots__ = ("link", "forward_name", "args", "kwargs", "out")
+    __slots__ = ("out",)
 
     def __init__(self, link: Any, forward_name: str, args: tuple[Any, ...],
                  kwargs: dict[str, Any], out: Any) -> None:
-        self.link = link
-        self.forward_name = forward_name
-        self.args = args
-        self.kwargs = kwargs
+        super().__init__(link, forward_name, args, kwargs)
         self.out = out
 
     def __repr__(self) -> str:

@@ -369,8 +369,8 @@ class Sequential(ChainList):
         for index, layer in enumerate(self._layers):
             for line in f"({index}): {self._layer_text(layer)},".splitlines():
                 lines.append(f"  {line}\n")
-        body = "".join(lines)
-        return f"{type(self).__name__}({chr(10) + body if body else ''})"
+        name = type(self).__name__
+        return f"{name}(\n{''.join(lines)})" if lines else f"{name}()"
 
     @staticmethod
     def _layer_text(layer: Any) -> str:

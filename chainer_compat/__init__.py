@@ -17,6 +17,7 @@ from chainer_compat import (
     initializers,
     link,
     link_hooks,
+    links,
     porting,
     serializers,
 )
@@ -50,6 +51,6 @@ __all__ = [
     "autograd", "backend", "backends", "backward", "config", "configuration", "cuda",
     "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_device",
     "get_function_hooks", "global_config", "grad", "gradient_check", "initializer",
-    "initializers", "install_as_chainer", "is_debug", "link", "link_hooks", "no_backprop_mode",
-    "porting", "serializers", "set_debug", "using_config", "using_device",
+    "initializers", "install_as_chainer", "is_debug", "link", "link_hooks", "links",
+    "no_backprop_mode", "porting", "serializers", "set_debug", "using_config", "using_device",
 ]

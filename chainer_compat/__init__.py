@@ -19,17 +19,29 @@ from chainer_compat import (
     link_hooks,
     links,
     porting,
+    serializer,
     serializers,
+    warnings,
 )
 from chainer_compat._alias import install_as_chainer
 from chainer_compat._engine import backward
-from chainer_compat.backend import get_array_types, get_device, using_device
+from chainer_compat._runtime_info import print_runtime_info
+from chainer_compat.backend import (
+    get_array_types,
+    get_cpu_array_types,
+    get_device,
+    is_arrays_compatible,
+    using_device,
+)
+from chainer_compat.backends.cuda import should_use_cudnn, should_use_cudnn_tensor_core
 from chainer_compat.configuration import (
     DebugMode,
     config,
     force_backprop_mode,
+    get_dtype,
     global_config,
     is_debug,
+    mixed16,
     no_backprop_mode,
     set_debug,
     using_config,
@@ -37,20 +49,38 @@ from chainer_compat.configuration import (
 from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
+from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook
 from chainer_compat.sequential import Sequential
+from chainer_compat.serializer import AbstractSerializer, Deserializer, Serializer
 from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
 
-__version__ = "0.1.0"
+# compat: legacy code compares ``chainer.__version__`` (``if chainer.__version__ >= '2'``), and
+# under the alias this module is ``chainer``: it reports the Chainer release whose API it keeps.
+__version__ = "7.8.1"
+# chainer_compat's own release (the version pip knows).
+compat_version = "0.1.0"
+
+# Read by experimental features before they warn; legacy code sets it to silence them.
+disable_experimental_feature_warning = False
+
+
+def get_compute_mode() -> object:
+    """Returns ``config.compute_mode`` (a ChainerX setting; always None here)."""
+    return config.compute_mode
+
 
 __all__ = [
-    "Chain", "ChainList", "DebugMode", "Fallback", "Function", "FunctionAdapter", "FunctionHook",
-    "FunctionNode", "Link", "LinkHook", "Parameter", "Sequential", "Variable", "VariableNode",
-    "as_array", "as_variable",
-    "autograd", "backend", "backends", "backward", "config", "configuration", "cuda",
-    "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_device",
-    "get_function_hooks", "global_config", "grad", "gradient_check", "initializer",
-    "initializers", "install_as_chainer", "is_debug", "link", "link_hooks", "links",
-    "no_backprop_mode", "porting", "serializers", "set_debug", "using_config", "using_device",
+    "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "Fallback",
+    "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer", "Link",
+    "LinkHook", "Parameter", "Sequential", "Serializer", "Variable", "VariableNode",
+    "as_array", "as_variable", "autograd", "backend", "backends", "backward", "compat_version",
+    "config", "configuration", "cuda", "disable_experimental_feature_warning",
+    "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_compute_mode",
+    "get_cpu_array_types", "get_device", "get_dtype", "get_function_hooks", "global_config",
+    "grad", "gradient_check", "initializer", "initializers", "install_as_chainer",
+    "is_arrays_compatible", "is_debug", "link", "link_hooks", "links", "mixed16",
+    "no_backprop_mode", "porting", "print_runtime_info", "serializer", "serializers", "set_debug",
+    "should_use_cudnn", "should_use_cudnn_tensor_core", "using_config", "using_device", "warnings",
 ]

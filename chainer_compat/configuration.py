@@ -32,8 +32,21 @@ def _flag(text: str) -> bool:
     return bool(int(text))
 
 
+class _Mixed16:
+    """The ``mixed16`` default dtype: float16 arrays, with float32 where a link asks for it."""
+
+    # numpy.dtype(mixed16) reads this attribute, so every dtype conversion sees float16.
+    dtype = numpy.dtype(numpy.float16)
+
+    def __repr__(self) -> str:
+        return "dtype('mixed16')"
+
+
+mixed16 = _Mixed16()
+
+
 def _dtype(text: str) -> Any:
-    return numpy.dtype(text)
+    return mixed16 if text == "mixed16" else numpy.dtype(text)
 
 
 # The one table of configuration keys: name, default, environment variable, parser, meaning.
@@ -324,6 +337,20 @@ def no_backprop_mode() -> contextlib.AbstractContextManager[None]:
 def force_backprop_mode() -> contextlib.AbstractContextManager[None]:
     """Makes functions applied inside the block record the graph (``enable_backprop=True``)."""
     return using_config("enable_backprop", True)
+
+
+def get_dtype(dtype: Any = None, map_mixed16: Any = None) -> numpy.dtype[Any]:
+    """Returns ``numpy.dtype(dtype)``, or the default ``config.dtype`` when ``dtype`` is None.
+
+    Args:
+        dtype: A dtype specifier, or None for the configured default.
+        map_mixed16: What the default means when it is ``mixed16`` (float16 when None).
+    """
+    if dtype is None:
+        dtype = config.dtype
+    if dtype is mixed16 and map_mixed16 is not None:
+        dtype = map_mixed16
+    return numpy.dtype(dtype)
 
 
 def is_debug() -> bool:

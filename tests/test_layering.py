@@ -11,7 +11,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "chainer_compat"
 
 # Lowest first; a module may import (at module level) only from its own layer or below.
 LAYERS = {
-    "configuration": 0, "_typing": 0,
+    "configuration": 0, "_typing": 0, "warnings": 0, "_runtime_info": 0,
     "backend": 1, "backends": 1, "cuda": 1, "utils": 1,
     "utils.type_check": 2, "function_hook": 2, "link_hook": 2, "initializer": 2, "initializers": 2,
     "variable": 3,
@@ -22,7 +22,8 @@ LAYERS = {
     "gradient_check": 8, "testing": 8, "link": 8, "sequential": 8, "links": 8,
     "optimizer": 8, "optimizers": 8, "optimizer_hooks": 8, "reporter": 8,
     "dataset": 8, "datasets": 8, "iterators": 8, "training": 8,
-    "serializers": 8, "function_hooks": 8, "link_hooks": 8, "computational_graph": 8, "_porting": 8,
+    "serializer": 8, "serializers": 8, "function_hooks": 8, "link_hooks": 8,
+    "computational_graph": 8, "_porting": 8,
     "porting": 8, "chainerx": 8, "_surface": 8,
     "__init__": 9, "_alias": 9, "__main__": 9,
 }

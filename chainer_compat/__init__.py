@@ -19,6 +19,7 @@ from chainer_compat import (
     link_hooks,
     links,
     porting,
+    reporter,
     serializer,
     serializers,
     warnings,
@@ -52,6 +53,14 @@ from chainer_compat.function_node import Fallback, FunctionNode, grad
 from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook
+from chainer_compat.reporter import (
+    DictSummary,
+    Reporter,
+    Summary,
+    get_current_reporter,
+    report,
+    report_scope,
+)
 from chainer_compat.sequential import Sequential
 from chainer_compat.serializer import AbstractSerializer, Deserializer, Serializer
 from chainer_compat.variable import Parameter, Variable, VariableNode, as_array, as_variable
@@ -72,15 +81,17 @@ def get_compute_mode() -> object:
 
 
 __all__ = [
-    "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "Fallback",
-    "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer", "Link",
-    "LinkHook", "Parameter", "Sequential", "Serializer", "Variable", "VariableNode",
+    "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "DictSummary",
+    "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer",
+    "Link", "LinkHook", "Parameter", "Reporter", "Sequential", "Serializer", "Summary", "Variable",
+    "VariableNode",
     "as_array", "as_variable", "autograd", "backend", "backends", "backward", "compat_version",
     "config", "configuration", "cuda", "disable_experimental_feature_warning",
     "force_backprop_mode", "function_hooks", "functions", "get_array_types", "get_compute_mode",
-    "get_cpu_array_types", "get_device", "get_dtype", "get_function_hooks", "global_config",
-    "grad", "gradient_check", "initializer", "initializers", "install_as_chainer",
+    "get_cpu_array_types", "get_current_reporter", "get_device", "get_dtype", "get_function_hooks",
+    "global_config", "grad", "gradient_check", "initializer", "initializers", "install_as_chainer",
     "is_arrays_compatible", "is_debug", "link", "link_hooks", "links", "mixed16",
-    "no_backprop_mode", "porting", "print_runtime_info", "serializer", "serializers", "set_debug",
-    "should_use_cudnn", "should_use_cudnn_tensor_core", "using_config", "using_device", "warnings",
+    "no_backprop_mode", "porting", "print_runtime_info", "report", "report_scope", "reporter",
+    "serializer", "serializers", "set_debug", "should_use_cudnn", "should_use_cudnn_tensor_core",
+    "using_config", "using_device", "warnings",
 ]

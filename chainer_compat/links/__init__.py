@@ -2,3 +2,21 @@
 
 Layer 8: imports links, functions, initializers and the Link base only.
 """
+
+from chainer_compat.links.activation.maxout import Maxout
+from chainer_compat.links.activation.prelu import PReLU
+from chainer_compat.links.activation.swish import Swish
+from chainer_compat.links.connection.bias import Bias
+from chainer_compat.links.connection.bilinear import Bilinear
+from chainer_compat.links.connection.embed_id import EmbedID
+from chainer_compat.links.connection.highway import Highway
+from chainer_compat.links.connection.linear import Linear
+from chainer_compat.links.connection.parameter import Parameter
+from chainer_compat.links.connection.scale import Scale
+from chainer_compat.links.model.classifier import Classifier
+from chainer_compat.links.normalization.layer_normalization import LayerNormalization
+
+__all__ = [
+    "Bias", "Bilinear", "Classifier", "EmbedID", "Highway", "LayerNormalization", "Linear",
+    "Maxout", "PReLU", "Parameter", "Scale", "Swish",
+]

@@ -1,0 +1,80 @@
+"""MomentumSGD: classical momentum, ``v = momentum * v - lr * grad; param += v``.
+
+Layer 8: imports backend, optimizer and (for annotations) variable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chainer_compat import backend, optimizer
+
+if TYPE_CHECKING:
+    from chainer_compat.variable import Variable
+
+__all__ = ["MomentumSGD", "MomentumSGDRule"]
+
+_default_hyperparam = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+_default_hyperparam.momentum = 0.9
+
+
+class MomentumSGDRule(optimizer.UpdateRule):
+    """Update rule of classical momentum SGD for one parameter.
+
+    State: ``v``, the velocity, zeros at the first update.
+
+    Args:
+        parent_hyperparam: Hyperparameter to fall back on; the module defaults when None.
+        lr: Learning rate.
+        momentum: Decay rate of the velocity.
+    """
+
+    is_elementwise = True
+
+    def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
+                 lr: float | None = None, momentum: float | None = None) -> None:
+        super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
+        if lr is not None:
+            self.hyperparam.lr = lr
+        if momentum is not None:
+            self.hyperparam.momentum = momentum
+
+    def init_state(self, param: Variable) -> None:
+        xp = backend.get_array_module(param.array)
+        self.state["v"] = xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param: Variable) -> None:
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        velocity = self.state["v"]
+        velocity *= hp.momentum
+        velocity -= hp.lr * grad
+        data = param.array
+        data += velocity
+
+    # The same array expressions run on CuPy arrays.
+    update_core_gpu = update_core_cpu
+
+
+class MomentumSGD(optimizer.GradientMethod):
+    """Stochastic gradient descent with classical momentum.
+
+    Args:
+        lr: Learning rate.
+        momentum: Decay rate of the velocity.
+    """
+
+    lr = optimizer.HyperparameterProxy("lr")
+    momentum = optimizer.HyperparameterProxy("momentum")
+
+    def __init__(self, lr: float = _default_hyperparam.lr,
+                 momentum: float = _default_hyperparam.momentum) -> None:
+        super().__init__()
+        self.hyperparam.lr = lr
+        self.hyperparam.momentum = momentum
+
+    def create_update_rule(self) -> MomentumSGDRule:
+        return MomentumSGDRule(self.hyperparam)

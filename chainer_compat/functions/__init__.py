@@ -57,6 +57,8 @@ from chainer_compat.functions.array.transpose import Transpose, transpose
 from chainer_compat.functions.array.vstack import Vstack, vstack
 from chainer_compat.functions.array.where import Where, where
 from chainer_compat.functions.connection.bilinear import BilinearFunction, bilinear
+from chainer_compat.functions.connection.convolution_2d import convolution_2d
+from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
 from chainer_compat.functions.connection.embed_id import EmbedIDFunction, embed_id
 from chainer_compat.functions.connection.linear import LinearFunction, linear
 from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
@@ -138,6 +140,10 @@ from chainer_compat.functions.math.trigonometric import (
 from chainer_compat.functions.noise.dropout import Dropout, dropout
 from chainer_compat.functions.noise.gaussian import Gaussian, gaussian
 from chainer_compat.functions.noise.gumbel_softmax import gumbel_softmax
+from chainer_compat.functions.normalization.batch_normalization import (
+    batch_normalization,
+    fixed_batch_normalization,
+)
 from chainer_compat.functions.normalization.l2_normalization import NormalizeL2, normalize
 from chainer_compat.functions.normalization.layer_normalization import (
     LayerNormalization,
@@ -147,6 +153,9 @@ from chainer_compat.functions.normalization.local_response_normalization import 
     LocalResponseNormalization,
     local_response_normalization,
 )
+from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_2d
+from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
+from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
 
 mean = average  # compat: Chainer's F.mean is average
 
@@ -155,31 +164,31 @@ __all__ = [
     "BatchMatMul", "BilinearFunction", "BinaryAccuracy", "Broadcast", "BroadcastTo", "CReLU",
     "Cast", "Clip", "ClippedReLU", "Concat", "Contrastive", "Copy", "Cos", "Cosh", "Cumsum",
     "Diagonal", "Dropout", "Dstack", "ELU", "EmbedIDFunction", "Exp", "ExpandDims", "Expm1",
-    "Flatten", "Flip", "FlipLR", "FlipUD", "Fmod", "Gaussian", "GetItem", "HardSigmoid",
-    "Hinge", "Hstack", "HuberLoss", "Identity", "IndexSelectorBase", "LayerNormalization",
-    "LeakyReLU", "LinearFunction", "LinearInterpolate", "LocalResponseNormalization", "Log",
-    "Log10", "Log1p", "Log2", "LogSoftmax", "LogSumExp", "MatMul", "Max", "Maximum", "Mean",
-    "MeanAbsoluteError", "MeanSquaredError", "Min", "Minimum", "Moveaxis", "NormalizeL2",
-    "PReLUFunction", "Pad", "Permutate", "Prod", "R2_score", "ReLU", "Repeat", "Reshape",
-    "Rollaxis", "RsqrtGPU", "ScatterAdd", "SelectItem", "SelectorBase", "Separate", "Sigmoid",
-    "SigmoidCrossEntropy", "Sin", "Sinh", "Softmax", "SoftmaxCrossEntropy", "Softplus",
-    "SplitAxis", "Sqrt", "Square", "SquaredError", "Squeeze", "Stack", "Sum", "SumTo",
-    "Swapaxes", "Swish", "Tan", "Tanh", "TensorDot", "Tile", "Transpose", "Triplet", "Vstack",
-    "Where", "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan",
-    "arctan2", "argmax", "argmin", "average", "batch_matmul", "bernoulli_nll", "bias",
-    "bilinear", "binary_accuracy", "broadcast", "broadcast_to", "cast", "ceil", "clip",
-    "clipped_relu", "concat", "contrastive", "copy", "cos", "cosh", "crelu", "cumsum",
-    "diagonal", "dropout", "dstack", "elu", "embed_id", "exp", "expand_dims", "expm1",
-    "flatten", "flip", "fliplr", "flipud", "floor", "fmod", "gaussian",
-    "gaussian_kl_divergence", "gaussian_nll", "get_item", "gumbel_softmax", "hard_sigmoid",
-    "hinge", "hstack", "huber_loss", "identity", "layer_normalization", "leaky_relu", "linear",
-    "linear_interpolate", "local_response_normalization", "log", "log10", "log1p", "log2",
-    "log_softmax", "logsumexp", "matmul", "max", "maximum", "maxout", "mean", "mean_absolute_error",
-    "mean_squared_error", "min", "minimum", "moveaxis", "normalize", "pad", "permutate",
-    "prelu", "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt",
-    "scale", "scatter_add", "select_item", "selu", "separate", "sigmoid",
-    "sigmoid_cross_entropy", "sign", "sin", "sinh", "softmax", "softmax_cross_entropy",
-    "softplus", "split_axis", "sqrt", "square", "squared_error", "squeeze", "stack", "sum",
-    "sum_to", "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose", "triplet",
-    "vstack", "where",
+    "Flatten", "Flip", "FlipLR", "FlipUD", "Fmod", "Gaussian", "GetItem", "HardSigmoid", "Hinge",
+    "Hstack", "HuberLoss", "Identity", "IndexSelectorBase", "LayerNormalization", "LeakyReLU",
+    "LinearFunction", "LinearInterpolate", "LocalResponseNormalization", "Log", "Log10", "Log1p",
+    "Log2", "LogSoftmax", "LogSumExp", "MatMul", "Max", "Maximum", "Mean", "MeanAbsoluteError",
+    "MeanSquaredError", "Min", "Minimum", "Moveaxis", "NormalizeL2", "PReLUFunction", "Pad",
+    "Permutate", "Prod", "R2_score", "ReLU", "Repeat", "Reshape", "Rollaxis", "RsqrtGPU",
+    "ScatterAdd", "SelectItem", "SelectorBase", "Separate", "Sigmoid", "SigmoidCrossEntropy",
+    "Sin", "Sinh", "Softmax", "SoftmaxCrossEntropy", "Softplus", "SplitAxis", "Sqrt", "Square",
+    "SquaredError", "Squeeze", "Stack", "Sum", "SumTo", "Swapaxes", "Swish", "Tan", "Tanh",
+    "TensorDot", "Tile", "Transpose", "Triplet", "Vstack", "Where",
+    "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan", "arctan2",
+    "argmax", "argmin", "average", "average_pooling_2d", "batch_matmul", "batch_normalization",
+    "bernoulli_nll", "bias", "bilinear", "binary_accuracy", "broadcast", "broadcast_to", "cast",
+    "ceil", "clip", "clipped_relu", "concat", "contrastive", "convolution_2d", "copy", "cos",
+    "cosh", "crelu", "cumsum", "deconvolution_2d", "diagonal", "dropout", "dstack", "elu",
+    "embed_id", "exp", "expand_dims", "expm1", "fixed_batch_normalization", "flatten", "flip",
+    "fliplr", "flipud", "floor", "fmod", "gaussian", "gaussian_kl_divergence", "gaussian_nll",
+    "get_item", "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity",
+    "layer_normalization", "leaky_relu", "linear", "linear_interpolate",
+    "local_response_normalization", "log", "log10", "log1p", "log2", "log_softmax", "logsumexp",
+    "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error",
+    "mean_squared_error", "min", "minimum", "moveaxis", "normalize", "pad", "permutate", "prelu",
+    "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale",
+    "scatter_add", "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign",
+    "sin", "sinh", "softmax", "softmax_cross_entropy", "softplus", "split_axis", "sqrt", "square",
+    "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan", "tanh",
+    "tensordot", "tile", "transpose", "triplet", "unpooling_2d", "vstack", "where",
 ]

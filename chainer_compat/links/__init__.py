@@ -8,15 +8,19 @@ from chainer_compat.links.activation.prelu import PReLU
 from chainer_compat.links.activation.swish import Swish
 from chainer_compat.links.connection.bias import Bias
 from chainer_compat.links.connection.bilinear import Bilinear
+from chainer_compat.links.connection.convolution_2d import Convolution2D
+from chainer_compat.links.connection.deconvolution_2d import Deconvolution2D
 from chainer_compat.links.connection.embed_id import EmbedID
 from chainer_compat.links.connection.highway import Highway
 from chainer_compat.links.connection.linear import Linear
 from chainer_compat.links.connection.parameter import Parameter
 from chainer_compat.links.connection.scale import Scale
 from chainer_compat.links.model.classifier import Classifier
+from chainer_compat.links.normalization.batch_normalization import BatchNormalization
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
 
 __all__ = [
-    "Bias", "Bilinear", "Classifier", "EmbedID", "Highway", "LayerNormalization", "Linear",
-    "Maxout", "PReLU", "Parameter", "Scale", "Swish",
+    "BatchNormalization", "Bias", "Bilinear", "Classifier", "Convolution2D", "Deconvolution2D",
+    "EmbedID", "Highway", "LayerNormalization", "Linear", "Maxout", "PReLU", "Parameter", "Scale",
+    "Swish",
 ]

@@ -12,6 +12,9 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.utils import argument as argument  # chainer.utils.argument after import
+from chainer_compat.utils import conv as conv  # chainer.utils.conv after import
+from chainer_compat.utils.conv import get_conv_outsize as get_conv_outsize
+from chainer_compat.utils.conv import get_deconv_outsize as get_deconv_outsize
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:

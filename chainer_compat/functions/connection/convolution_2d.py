@@ -1,0 +1,264 @@
+"""``convolution_2d``: 2-D convolution (cross-correlation) with stride, padding, dilation, groups.
+
+Layer 5: imports backend, utils (``argument``, ``conv``), type_check, variable, function_node and
+``functions.math.sum``; ``deconvolution_2d`` (its gradient, which imports this module) on use.
+Forward and the weight gradient are one im2col copy and one matrix product per group.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.utils import argument, conv, type_check
+
+_DETERMINISTIC = (
+    "deterministic argument is not supported anymore. Use "
+    "chainer.using_config('cudnn_deterministic', value) context where value is either `True` "
+    "or `False`.")
+_REQUIRES_X_GRAD = (
+    "requires_x_grad argument is not supported anymore. Just remove the argument. Note that "
+    "whether to compute the gradient w.r.t. x is automatically decided during backpropagation.")
+
+
+def _pair(value: Any) -> Any:
+    """``value`` if it is a sequence, else ``(value, value)``: how every size argument reads."""
+    if hasattr(value, "__getitem__"):
+        return value
+    return value, value
+
+
+def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...]:
+    """``(sy, sx, ph, pw, dy, dx, groups)`` from the user's arguments, checked.
+
+    Raises:
+        ValueError: If a stride, dilation or ``groups`` is below 1, or a padding is negative.
+    """
+    sy, sx = _pair(stride)
+    ph, pw = _pair(pad)
+    dy, dx = _pair(dilate)
+    if dy < 1 or dx < 1:
+        raise ValueError(f"dilate must be positive, got {dilate}")
+    if sy < 1 or sx < 1:
+        raise ValueError(f"stride must be positive, got {stride}")
+    if ph < 0 or pw < 0:
+        raise ValueError(f"pad must be non-negative, got {pad}")
+    if groups < 1:
+        raise ValueError(f"groups must be a positive integer, got {groups}")
+    return sy, sx, ph, pw, dy, dx, int(groups)
+
+
+def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
+    """The convolution of the arrays ``x`` and ``w`` with ``node``'s geometry, in x's dtype."""
+    xp = backend.get_array_module(x)
+    n = x.shape[0]
+    out_channels, group_channels, kh, kw = w.shape
+    groups = node.groups
+    patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
+                            node.dy, node.dx)
+    # (c, kh, kw, n, out_h, out_w) so that each group is one matrix product over all images.
+    columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(
+        groups, group_channels * kh * kw, n * out_h * out_w)
+    weights = w.reshape(groups, out_channels // groups, group_channels * kh * kw)
+    y = xp.matmul(weights, columns).reshape(out_channels, n, out_h, out_w).transpose(1, 0, 2, 3)
+    return y.astype(x.dtype, copy=False)
+
+
+def _weight_gradient(x: Any, gy: Any, node: Any, w_shape: tuple[int, ...], w_dtype: Any) -> Any:
+    """The gradient of the convolution with respect to its weight, in ``w_dtype``."""
+    xp = backend.get_array_module(x)
+    n = x.shape[0]
+    out_channels, group_channels, kh, kw = w_shape
+    _, _, out_h, out_w = gy.shape
+    groups = node.groups
+    patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
+                            node.dy, node.dx)
+    # (groups, n * out_h * out_w, group_channels * kh * kw): the patches as matrix rows.
+    columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(
+        groups, group_channels * kh * kw, n * out_h * out_w).transpose(0, 2, 1)
+    grads = gy.transpose(1, 0, 2, 3).reshape(groups, out_channels // groups, n * out_h * out_w)
+    gw = xp.matmul(grads, columns).reshape(w_shape)
+    return gw.astype(w_dtype, copy=False)
+
+
+class Convolution2DFunction(FunctionNode):
+    """2-D convolution of ``x`` ``(n, c_I, h, w)`` with ``W`` ``(c_O, c_I / groups, kh, kw)``.
+
+    Use :func:`convolution_2d`. Arguments as there; ``cudnn_fast`` is accepted for Chainer's
+    signature and refused when true (there is no cuDNN path).
+    """
+
+    def __init__(self, stride: Any = 1, pad: Any = 0, cover_all: bool = False,
+                 **kwargs: Any) -> None:
+        dilate, groups, cudnn_fast = argument.parse_kwargs(
+            kwargs, ("dilate", 1), ("groups", 1), ("cudnn_fast", False),
+            deterministic=_DETERMINISTIC, requires_x_grad=_REQUIRES_X_GRAD)
+        (self.sy, self.sx, self.ph, self.pw, self.dy, self.dx,
+         self.groups) = _geometry(stride, pad, dilate, groups)
+        self.cover_all = cover_all
+        self.cudnn_fast = cudnn_fast
+
+    def check_type_forward(self, in_types: Any) -> None:
+        n_in = in_types.size()
+        type_check.expect(2 <= n_in, n_in <= 3)
+        x_type, w_type = in_types[:2]
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            w_type.dtype.kind == "f",
+            x_type.ndim == 4,
+            w_type.ndim == 4,
+            x_type.shape[1] == w_type.shape[1] * self.groups,
+            w_type.shape[0] % self.groups == 0,
+        )
+        if type_check.eval(n_in) == 3:
+            b_type = in_types[2]
+            type_check.expect(
+                b_type.dtype == x_type.dtype,
+                b_type.ndim == 1,
+                b_type.shape[0] == w_type.shape[0],
+            )
+
+    def _output_size(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> tuple[int, int]:
+        _, _, h, w = x_shape
+        _, _, kh, kw = w_shape
+        out_h = conv.get_conv_outsize(h, kh, self.sy, self.ph, self.cover_all, self.dy)
+        out_w = conv.get_conv_outsize(w, kw, self.sx, self.pw, self.cover_all, self.dx)
+        if out_h <= 0 or out_w <= 0:
+            raise RuntimeError(
+                f"output size of convolution_2d must be positive, got {(out_h, out_w)}\n"
+                f"Input size: {(h, w)}\nKernel size: {(kh, kw)}\n"
+                f"Stride: {(self.sy, self.sx)}\nPad: {(self.ph, self.pw)}\n"
+                f"Dilate: {(self.dy, self.dx)}\n"
+                "Use a larger input, more padding, or a smaller kernel or dilation.")
+        return out_h, out_w
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        if self.cudnn_fast:
+            raise RuntimeError(
+                "cudnn_fast must be False, got True: chainer_compat has no cuDNN "
+                "channel-last path; remove the argument")
+        self.retain_inputs((0, 1))  # b is not needed by backward
+        x, w = inputs[0], inputs[1]
+        out_h, out_w = self._output_size(x.shape, w.shape)
+        y = _convolve(x, w, self, out_h, out_w)
+        if len(inputs) == 3:
+            y += inputs[2].reshape(1, -1, 1, 1)
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # deconvolution_2d imports this module for its own gradient.
+        from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
+
+        x, w = self.get_retained_inputs()
+        gy, = grad_outputs
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(deconvolution_2d(
+                gy, w, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
+                outsize=x.shape[2:], dilate=(self.dy, self.dx), groups=self.groups))
+        if 1 in indexes:
+            grads.append(Convolution2DGradW(self, w.shape, w.dtype).apply((x, gy))[0])
+        if 2 in indexes:
+            grads.append(_sum(gy, axis=(0, 2, 3)))
+        return tuple(grads)
+
+
+class Convolution2DGradW(FunctionNode):
+    """The weight gradient of a convolution, from its inputs ``(x, gy)``; differentiable.
+
+    Also the weight gradient of a deconvolution, given ``(gy, x)``.
+
+    Args:
+        conv2d: The node whose geometry (stride, pad, dilate, groups, cover_all) to use.
+        w_shape: The weight's shape.
+        w_dtype: The weight's dtype, which the result is cast to.
+        w_layout: Accepted for Chainer's signature; only the standard layout (None) exists.
+    """
+
+    def __init__(self, conv2d: Any, w_shape: tuple[int, ...], w_dtype: Any,
+                 w_layout: Any = None) -> None:
+        if w_layout is not None:
+            raise ValueError(
+                f"w_layout must be None (the standard layout), got {w_layout!r}: "
+                "chainer_compat has no memory layouts")
+        self.sy, self.sx = conv2d.sy, conv2d.sx
+        self.ph, self.pw = conv2d.ph, conv2d.pw
+        self.dy, self.dx = conv2d.dy, conv2d.dx
+        self.groups = conv2d.groups
+        self.cover_all = conv2d.cover_all
+        self.kh, self.kw = w_shape[2:]
+        self.W_shape = tuple(w_shape)
+        self.W_dtype = w_dtype
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        return _weight_gradient(x, gy, self, self.W_shape, self.W_dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # See Convolution2DFunction.backward.
+        from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
+
+        x, gy = self.get_retained_inputs()
+        ggw, = grad_outputs
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(deconvolution_2d(
+                gy, ggw, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
+                outsize=x.shape[2:], dilate=(self.dy, self.dx), groups=self.groups))
+        if 1 in indexes:
+            ggy = convolution_2d(
+                x, ggw, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
+                cover_all=bool(self.cover_all), dilate=(self.dy, self.dx), groups=self.groups)
+            if ggy.shape[2:] != gy.shape[2:]:
+                # A deconvolution's cover_all on one axis only: see deconvolution_2d._crop_to.
+                ggy = ggy[:, :, :gy.shape[2], :gy.shape[3]]
+            grads.append(ggy)
+        return tuple(grads)
+
+
+def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                   cover_all: bool = False, *, dilate: Any = 1, groups: int = 1,
+                   **kwargs: Any) -> variable.Variable:
+    """Two-dimensional convolution: each output pixel is a window of ``x`` dotted with a filter.
+
+    With input ``(n, c_I, h_I, w_I)`` and filters ``(c_O, c_I / groups, h_K, w_K)``, windows start
+    at ``(-h_P, -w_P)`` and move by the stride; the output is ``(n, c_O, h_O, w_O)`` with
+    ``h_O = (h_I + 2 h_P - h_K') // s_Y + 1`` where ``h_K' = h_K + (h_K - 1)(d_Y - 1)`` is the
+    dilated kernel height (likewise ``w_O``). :func:`chainer_compat.utils.conv.get_conv_outsize`
+    computes it.
+
+    Args:
+        x: Input Variable or array of shape ``(n, c_I, h_I, w_I)``.
+        W: Filters of shape ``(c_O, c_I / groups, h_K, w_K)``.
+        b: Optional bias of shape ``(c_O,)``, in ``x``'s dtype, added at every pixel.
+        stride: Stride ``s`` or ``(s_Y, s_X)``.
+        pad: Zero padding ``p`` or ``(h_P, w_P)`` at both ends of each spatial axis.
+        cover_all: If True, one more window is added along an axis whose last window would
+            leave input pixels uncovered (``h_O = (h_I + 2 h_P - h_K' + s_Y - 1) // s_Y + 1``).
+        dilate: Dilation ``d`` or ``(d_Y, d_X)``: the spacing of the filter taps.
+        groups: Number of channel groups: input and output channels are split into this many
+            blocks, each convolved with its own filters. Must divide ``c_I`` and ``c_O``.
+        **kwargs: Only ``cudnn_fast=False``; Chainer's removed ``deterministic`` is refused.
+
+    Returns:
+        A Variable of shape ``(n, c_O, h_O, w_O)`` in ``x``'s dtype.
+
+    Raises:
+        ValueError: For ``deterministic=``, a stride, dilation or ``groups`` below 1, or a
+            negative padding.
+        TypeError: For any other unknown keyword argument.
+        RuntimeError: If the output would be empty.
+        chainer_compat.utils.type_check.InvalidType: On non-float inputs or mismatched shapes.
+    """
+    (cudnn_fast,) = argument.parse_kwargs(
+        kwargs, ("cudnn_fast", False), deterministic=_DETERMINISTIC)
+    node = Convolution2DFunction(stride, pad, cover_all, dilate=dilate, groups=groups,
+                                 cudnn_fast=cudnn_fast)
+    args = (x, W) if b is None else (x, W, b)
+    y, = node.apply(args)
+    return y

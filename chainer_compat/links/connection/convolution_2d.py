@@ -1,0 +1,158 @@
+"""``Convolution2D``: the 2-D convolution layer, whose input channel count may be inferred from
+the first input.
+
+Layer 8: imports functions, initializers, link, utils and variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from chainer_compat import initializers, link, variable
+from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC, convolution_2d
+from chainer_compat.utils import argument
+
+__all__ = ["Convolution2D"]
+
+
+def _pair(value: Any) -> Any:
+    """``value`` if it is a sequence, else ``(value, value)``, as Chainer stores sizes."""
+    if hasattr(value, "__getitem__"):
+        return value
+    return value, value
+
+
+def _check_groups(in_channels: int, out_channels: int, groups: int) -> None:
+    """Raises ValueError unless ``groups`` divides both channel counts (Chainer's wording)."""
+    if out_channels % groups != 0:
+        raise ValueError(
+            "the number of output channels must be divisible by the number of groups: "
+            f"got out_channels={out_channels}, groups={groups}")
+    if in_channels % groups != 0:
+        raise ValueError(
+            "the number of input channels must be divisible by the number of groups: "
+            f"got in_channels={in_channels}, groups={groups}")
+
+
+class Convolution2D(link.Link):
+    """A 2-D convolution layer: :func:`~chainer_compat.functions.convolution_2d` with its own
+    filters ``W`` and bias ``b``.
+
+    ``Convolution2D(out_channels, ksize)`` (or ``in_channels=None``) leaves ``W``
+    uninitialized until the first call, which reads the channel count from the input.
+
+    Args:
+        in_channels: Number of input channels, or None to infer it on the first call. With
+            ``ksize`` omitted, the two positional sizes are ``(out_channels, ksize)``.
+        out_channels: Number of output channels.
+        ksize: Filter size ``k`` or ``(k_H, k_W)``.
+        stride: Stride ``s`` or ``(s_Y, s_X)``.
+        pad: Zero padding ``p`` or ``(p_H, p_W)``.
+        nobias: If True, the layer has no bias and ``b`` is None.
+        initialW: Initializer of ``W`` (shape ``(out_channels, in_channels / groups, k_H,
+            k_W)``): an initializer, a scalar, an array or None for ``LeCunNormal()``.
+        initial_bias: Initializer of ``b`` (shape ``(out_channels,)``); None means zeros.
+        dilate: Dilation ``d`` or ``(d_Y, d_X)``.
+        groups: Number of channel groups; must divide both channel counts.
+
+    Attributes:
+        W: The filter parameter.
+        b: The bias parameter, or None when ``nobias`` is True.
+
+    Raises:
+        ValueError: If ``groups`` does not divide a channel count, or for ``deterministic=``.
+        TypeError: For any other unknown keyword argument.
+    """
+
+    W: variable.Parameter
+    b: variable.Parameter | None
+
+    def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
+                 stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
+                 initial_bias: Any = None, *, dilate: Any = 1, groups: int = 1,
+                 **kwargs: Any) -> None:
+        super().__init__()
+        argument.parse_kwargs(kwargs, deterministic=_DETERMINISTIC)
+        if ksize is None:
+            # compat: Convolution2D(out_channels, ksize), as in Chainer.
+            in_channels, out_channels, ksize = None, in_channels, out_channels
+        self.ksize = ksize
+        self.stride = _pair(stride)
+        self.pad = _pair(pad)
+        self.dilate = _pair(dilate)
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.groups = int(groups)
+        with self.init_scope():
+            self.W = variable.Parameter(initializers._get_initializer(initialW))
+            if in_channels is not None:
+                self._initialize_params(in_channels)
+            if nobias:
+                self.b = None
+            else:
+                if initial_bias is None:
+                    initial_bias = 0
+                self.b = variable.Parameter(
+                    initializers._get_initializer(initial_bias), out_channels)
+
+    def _initialize_params(self, in_channels: int) -> None:
+        kh, kw = _pair(self.ksize)
+        _check_groups(in_channels, self.out_channels, self.groups)
+        self.W.initialize((self.out_channels, in_channels // self.groups, kh, kw))
+
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                    nobias: bool = False, *, dilate: Any = 1, groups: int = 1) -> Convolution2D:
+        """Builds a layer whose parameters are copies of the given arrays.
+
+        Args:
+            W: Filters of shape ``(out_channels, in_channels / groups, k_H, k_W)`` (an array
+                or a Variable).
+            b: Bias of ``out_channels`` elements, or None for zeros.
+            stride: As for the constructor.
+            pad: As for the constructor.
+            nobias: If True, the new layer has no bias.
+            dilate: As for the constructor.
+            groups: As for the constructor.
+
+        Returns:
+            The new layer.
+
+        Raises:
+            ValueError: If ``b`` does not have ``out_channels`` elements.
+        """
+        out_channels, group_channels, kh, kw = W.shape
+        if b is not None and b.size != out_channels:
+            raise ValueError(
+                f"b must have out_channels = W.shape[0] = {out_channels} elements, got "
+                f"{b.size}; pass a bias with one element per output channel")
+        return cls(group_channels * groups, out_channels, (kh, kw), stride, pad, nobias,
+                   initialW=variable.as_array(W), initial_bias=variable.as_array(b),
+                   dilate=dilate, groups=groups)
+
+    @property
+    def printable_specs(self) -> Iterator[tuple[str, Any]]:
+        """The constructor's arguments, which ``str(link)`` shows."""
+        yield "in_channels", self.in_channels
+        yield "out_channels", self.out_channels
+        yield "ksize", self.ksize
+        yield "stride", self.stride
+        yield "pad", self.pad
+        yield "nobias", self.b is None
+        yield "dilate", self.dilate
+        yield "groups", self.groups
+
+    def forward(self, x: Any) -> variable.Variable:
+        """Applies the convolution; initializes ``W`` from ``x``'s channel count if needed.
+
+        Args:
+            x: Input of shape ``(n, in_channels, h, w)``.
+
+        Returns:
+            The output, of shape ``(n, out_channels, h_O, w_O)``.
+        """
+        if self.W.array is None:
+            self._initialize_params(x.shape[1])
+        return convolution_2d(x, self.W, self.b, self.stride, self.pad, dilate=self.dilate,
+                              groups=self.groups)

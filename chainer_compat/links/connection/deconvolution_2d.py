@@ -1,0 +1,113 @@
+"""``Deconvolution2D``: the 2-D transposed-convolution layer, whose input channel count may be
+inferred from the first input.
+
+Layer 8: imports backend, functions, initializers, link, utils, variable and the helpers of the
+``Convolution2D`` link.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, initializers, link, variable
+from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC
+from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
+from chainer_compat.links.connection.convolution_2d import _check_groups, _pair
+from chainer_compat.utils import argument
+
+__all__ = ["Deconvolution2D"]
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
+
+
+class Deconvolution2D(link.Link):
+    """A 2-D deconvolution layer: :func:`~chainer_compat.functions.deconvolution_2d` with its
+    own filters ``W`` and bias ``b``.
+
+    ``Deconvolution2D(out_channels, ksize)`` (or ``in_channels=None``) leaves ``W``
+    uninitialized until the first call, which reads the channel count from the input.
+
+    Args:
+        in_channels: Number of input channels, or None to infer it on the first call. With
+            ``ksize`` omitted, the two positional sizes are ``(out_channels, ksize)``.
+        out_channels: Number of output channels.
+        ksize: Filter size ``k`` or ``(k_H, k_W)``.
+        stride: Stride ``s`` or ``(s_Y, s_X)``.
+        pad: Padding ``p`` or ``(p_H, p_W)`` cropped from the output.
+        nobias: If True, the layer has no bias and ``b`` is None.
+        outsize: Output size ``(h_O, w_O)``, or None to compute it from the input.
+        initialW: Initializer of ``W`` (shape ``(in_channels, out_channels / groups, k_H,
+            k_W)``): an initializer, a scalar, an array or None for ``LeCunNormal()``.
+        initial_bias: Initializer of ``b`` (shape ``(out_channels,)``); None means zeros.
+        dilate: Dilation ``d`` or ``(d_Y, d_X)``.
+        groups: Number of channel groups; must divide both channel counts.
+
+    Attributes:
+        W: The filter parameter.
+        b: The bias parameter, or None when ``nobias`` is True.
+
+    Raises:
+        ValueError: If ``groups`` does not divide a channel count, if an array ``initial_bias``
+            is not of shape ``(out_channels,)``, or for ``deterministic=``.
+        TypeError: For any other unknown keyword argument.
+    """
+
+    W: variable.Parameter
+    b: variable.Parameter | None
+
+    def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
+                 stride: Any = 1, pad: Any = 0, nobias: bool = False, outsize: Any = None,
+                 initialW: Any = None, initial_bias: Any = None, *, dilate: Any = 1,
+                 groups: int = 1, **kwargs: Any) -> None:
+        super().__init__()
+        argument.parse_kwargs(kwargs, deterministic=_DETERMINISTIC)
+        if ksize is None:
+            # compat: Deconvolution2D(out_channels, ksize), as in Chainer.
+            in_channels, out_channels, ksize = None, in_channels, out_channels
+        self.ksize = ksize
+        self.stride = _pair(stride)
+        self.pad = _pair(pad)
+        self.dilate = _pair(dilate)
+        self.outsize = (None, None) if outsize is None else outsize
+        self.out_channels = out_channels
+        self.groups = int(groups)
+        with self.init_scope():
+            self.W = variable.Parameter(initializers._get_initializer(initialW))
+            if in_channels is not None:
+                self._initialize_params(in_channels)
+            if nobias:
+                self.b = None
+            else:
+                if (_is_array(initial_bias)
+                        and tuple(initial_bias.shape) != (out_channels,)):
+                    # compat: Chainer checks array biases here (with an assert).
+                    raise ValueError(
+                        f"initial_bias must have shape ({out_channels},), got "
+                        f"{tuple(initial_bias.shape)}; pass one value per output channel")
+                if initial_bias is None:
+                    initial_bias = 0
+                self.b = variable.Parameter(
+                    initializers._get_initializer(initial_bias), out_channels)
+
+    def _initialize_params(self, in_channels: int) -> None:
+        kh, kw = _pair(self.ksize)
+        _check_groups(in_channels, self.out_channels, self.groups)
+        self.W.initialize((in_channels, self.out_channels // self.groups, kh, kw))
+
+    def forward(self, x: Any) -> variable.Variable:
+        """Applies the deconvolution; initializes ``W`` from ``x``'s channel count if needed.
+
+        Args:
+            x: Input of shape ``(n, in_channels, h, w)``.
+
+        Returns:
+            The output, of shape ``(n, out_channels, h_O, w_O)``.
+        """
+        if self.W.array is None:
+            self._initialize_params(x.shape[1])
+        return deconvolution_2d(x, self.W, self.b, self.stride, self.pad, self.outsize,
+                                dilate=self.dilate, groups=self.groups)

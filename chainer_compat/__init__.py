@@ -21,10 +21,14 @@ from chainer_compat import (
     link,
     link_hooks,
     links,
+    optimizer,
+    optimizer_hooks,
+    optimizers,
     porting,
     reporter,
     serializer,
     serializers,
+    training,
     warnings,
 )
 from chainer_compat._alias import install_as_chainer
@@ -56,6 +60,7 @@ from chainer_compat.function_node import Fallback, FunctionNode, grad
 from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook
+from chainer_compat.optimizer import GradientMethod, Optimizer, UpdateRule
 from chainer_compat.reporter import (
     DictSummary,
     Reporter,
@@ -85,17 +90,17 @@ def get_compute_mode() -> object:
 
 __all__ = [
     "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "DictSummary",
-    "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "Initializer",
-    "Link", "LinkHook", "Parameter", "Reporter", "Sequential", "Serializer", "Summary", "Variable",
-    "VariableNode",
+    "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "GradientMethod",
+    "Initializer", "Link", "LinkHook", "Optimizer", "Parameter", "Reporter", "Sequential",
+    "Serializer", "Summary", "UpdateRule", "Variable", "VariableNode",
     "as_array", "as_variable", "autograd", "backend", "backends", "backward", "compat_version",
     "config", "configuration", "cuda", "dataset", "datasets",
     "disable_experimental_feature_warning", "force_backprop_mode", "function_hooks", "functions",
     "get_array_types", "get_compute_mode", "get_cpu_array_types", "get_current_reporter",
     "get_device", "get_dtype", "get_function_hooks", "global_config", "grad", "gradient_check",
     "initializer", "initializers", "install_as_chainer", "is_arrays_compatible", "is_debug",
-    "iterators", "link", "link_hooks", "links", "mixed16", "no_backprop_mode", "porting",
-    "print_runtime_info", "report", "report_scope", "reporter", "serializer", "serializers",
-    "set_debug", "should_use_cudnn", "should_use_cudnn_tensor_core", "using_config",
-    "using_device", "warnings",
+    "iterators", "link", "link_hooks", "links", "mixed16", "no_backprop_mode", "optimizer",
+    "optimizer_hooks", "optimizers", "porting", "print_runtime_info", "report", "report_scope",
+    "reporter", "serializer", "serializers", "set_debug", "should_use_cudnn",
+    "should_use_cudnn_tensor_core", "training", "using_config", "using_device", "warnings",
 ]

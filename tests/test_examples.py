@@ -16,8 +16,10 @@ import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 LEGACY = REPOSITORY / "examples" / "legacy_spiral_mlp.py"
-# The legacy example has its own, stricter test below.
-EXAMPLES = sorted(path for path in (REPOSITORY / "examples").glob("*.py") if path != LEGACY)
+TRAINER = REPOSITORY / "examples" / "legacy_train_shapes.py"
+# The legacy examples have their own, stricter tests below.
+EXAMPLES = sorted(path for path in (REPOSITORY / "examples").glob("*.py")
+                  if path not in (LEGACY, TRAINER))
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -92,3 +94,58 @@ def test_porting_report_on_the_legacy_example_finds_everything(tmp_path):
     assert report["summary"]["supported"] == report["summary"]["total"]
     text = run(["-m", "chainer_compat", "check", str(LEGACY)], cwd=tmp_path)
     assert "Verdict: ready." in text.stdout
+
+
+def _report_rows(stdout: str) -> list[list[str]]:
+    # PrintReport starts each line with the terminal's "erase below" sequence, as Chainer's does.
+    return [line.replace("\x1b[J", "").split() for line in stdout.splitlines()
+            if line.startswith("\x1b[J")]
+
+
+def test_trainer_example_trains_reports_logs_snapshots_and_resumes(tmp_path):
+    finished = run(["-m", "chainer_compat", str(TRAINER), "--out", "out"], cwd=tmp_path)
+    assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-4000:]
+
+    header = ["epoch", "main/loss", "validation/main/loss", "main/accuracy",
+              "validation/main/accuracy", "lr"]
+    assert header == finished.stdout.split("\n", 1)[0].split()
+    rows = _report_rows(finished.stdout)
+    assert [int(row[0]) for row in rows] == [1, 2, 3, 4, 5, 6]
+    # ExponentialShift('lr', 0.7) every 2 epochs, from 0.05: observe_lr reads it each epoch.
+    assert [float(row[5]) for row in rows] == pytest.approx(
+        [0.05, 0.05, 0.035, 0.035, 0.0245, 0.0245])
+    log = json.loads((tmp_path / "out" / "log").read_text())
+    assert [entry["epoch"] for entry in log] == [1, 2, 3, 4, 5, 6]
+    assert [entry["iteration"] for entry in log] == [30 * epoch for epoch in range(1, 7)]
+    assert log[-1]["main/loss"] < log[0]["main/loss"] / 4
+    stated = float(re.search(r"^TARGET_ACCURACY = ([\d.]+)$", TRAINER.read_text(),
+                             re.MULTILINE)[1])
+    assert log[-1]["validation/main/accuracy"] >= stated
+    assert "OK: validation accuracy" in finished.stdout
+
+    snapshot = tmp_path / "out" / "snapshot_iter_180"
+    assert snapshot.exists()
+    resumed = run(["-m", "chainer_compat", str(TRAINER), "--out", "out", "--epoch", "7",
+                   "--resume", str(snapshot)], cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-4000:]
+    # The resumed run starts at iteration 180 with the log and learning rate it saved.
+    assert [int(row[0]) for row in _report_rows(resumed.stdout)] == [1, 2, 3, 4, 5, 6, 7]
+    log = json.loads((tmp_path / "out" / "log").read_text())
+    assert [entry["iteration"] for entry in log][-2:] == [180, 210]
+    assert log[-1]["lr"] == pytest.approx(0.05 * 0.7 ** 3)
+
+
+def test_trainer_example_snapshot_has_chainers_keys(tmp_path):
+    """The snapshot's NPZ keys are those Chainer 7.8.1 writes for the same script, so snapshots
+    move between the two in both directions. The list was read from a snapshot Chainer 7.8.1
+    wrote running this example (tests/data/shapes_snapshot_keys.txt)."""
+    finished = run(["-m", "chainer_compat", str(TRAINER), "--out", "out", "--epoch", "1"],
+                   cwd=tmp_path)
+    # One epoch is too short for the target accuracy (exit status 1), not for the snapshot.
+    assert finished.returncode in (0, 1), finished.stdout[-2000:] + finished.stderr[-4000:]
+    assert "validation accuracy" in finished.stdout
+    import numpy
+    with numpy.load(tmp_path / "out" / "snapshot_iter_30") as saved:
+        ours = sorted(saved.files)
+    chainers = (REPOSITORY / "tests" / "data" / "shapes_snapshot_keys.txt").read_text().split()
+    assert ours == chainers

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import warnings
 
 import numpy
 import pytest
@@ -47,8 +48,7 @@ def test_performance_warning_is_a_runtime_warning():
     warnings_module = importlib.import_module(chainer.__name__ + ".warnings")
     assert issubclass(warnings_module.PerformanceWarning, RuntimeWarning)
     with pytest.warns(warnings_module.PerformanceWarning):
-        import warnings
-        warnings.warn("slow path", warnings_module.PerformanceWarning)
+        warnings.warn("slow path", warnings_module.PerformanceWarning, stacklevel=1)
 
 
 def test_array_type_helpers():

@@ -156,6 +156,8 @@ from chainer_compat.functions.normalization.local_response_normalization import 
 from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_2d
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
 from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
+from chainer_compat.functions.rnn.lstm import lstm
+from chainer_compat.functions.rnn.slstm import slstm
 
 mean = average  # compat: Chainer's F.mean is average
 
@@ -184,11 +186,11 @@ __all__ = [
     "get_item", "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity",
     "layer_normalization", "leaky_relu", "linear", "linear_interpolate",
     "local_response_normalization", "log", "log10", "log1p", "log2", "log_softmax", "logsumexp",
-    "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error",
+    "lstm", "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error",
     "mean_squared_error", "min", "minimum", "moveaxis", "normalize", "pad", "permutate", "prelu",
     "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale",
     "scatter_add", "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign",
-    "sin", "sinh", "softmax", "softmax_cross_entropy", "softplus", "split_axis", "sqrt", "square",
-    "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan", "tanh",
-    "tensordot", "tile", "transpose", "triplet", "unpooling_2d", "vstack", "where",
+    "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy", "softplus", "split_axis", "sqrt",
+    "square", "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan",
+    "tanh", "tensordot", "tile", "transpose", "triplet", "unpooling_2d", "vstack", "where",
 ]

@@ -18,9 +18,13 @@ from chainer_compat.links.connection.scale import Scale
 from chainer_compat.links.model.classifier import Classifier
 from chainer_compat.links.normalization.batch_normalization import BatchNormalization
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
+from chainer_compat.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
+from chainer_compat.links.rnn.lstm import LSTM, StatelessLSTM
+from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
 
 __all__ = [
     "BatchNormalization", "Bias", "Bilinear", "Classifier", "Convolution2D", "Deconvolution2D",
-    "EmbedID", "Highway", "LayerNormalization", "Linear", "Maxout", "PReLU", "Parameter", "Scale",
+    "EmbedID", "GRU", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout", "PReLU",
+    "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU", "StatelessLSTM",
     "Swish",
 ]

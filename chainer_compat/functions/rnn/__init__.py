@@ -1,0 +1,1 @@
+"""``chainer.functions.rnn``: recurrent cells (``lstm``, ``slstm``) at Chainer's module paths."""

@@ -30,6 +30,7 @@ from chainer_compat.functions.array.broadcast import (
 from chainer_compat.functions.array.cast import Cast, cast
 from chainer_compat.functions.array.concat import Concat, concat
 from chainer_compat.functions.array.copy import Copy, copy
+from chainer_compat.functions.array.depth2space import depth2space
 from chainer_compat.functions.array.diagonal import Diagonal, diagonal
 from chainer_compat.functions.array.dstack import Dstack, dstack
 from chainer_compat.functions.array.expand_dims import ExpandDims, expand_dims
@@ -41,6 +42,7 @@ from chainer_compat.functions.array.get_item import GetItem, get_item
 from chainer_compat.functions.array.hstack import Hstack, hstack
 from chainer_compat.functions.array.moveaxis import Moveaxis, moveaxis
 from chainer_compat.functions.array.pad import Pad, pad
+from chainer_compat.functions.array.pad_sequence import pad_sequence
 from chainer_compat.functions.array.permutate import Permutate, permutate
 from chainer_compat.functions.array.repeat import Repeat, repeat
 from chainer_compat.functions.array.reshape import Reshape, reshape
@@ -48,12 +50,14 @@ from chainer_compat.functions.array.rollaxis import Rollaxis, rollaxis
 from chainer_compat.functions.array.scatter_add import ScatterAdd, scatter_add
 from chainer_compat.functions.array.select_item import SelectItem, select_item
 from chainer_compat.functions.array.separate import Separate, separate
+from chainer_compat.functions.array.space2depth import space2depth
 from chainer_compat.functions.array.split_axis import SplitAxis, split_axis
 from chainer_compat.functions.array.squeeze import Squeeze, squeeze
 from chainer_compat.functions.array.stack import Stack, stack
 from chainer_compat.functions.array.swapaxes import Swapaxes, swapaxes
 from chainer_compat.functions.array.tile import Tile, tile
 from chainer_compat.functions.array.transpose import Transpose, transpose
+from chainer_compat.functions.array.transpose_sequence import transpose_sequence
 from chainer_compat.functions.array.vstack import Vstack, vstack
 from chainer_compat.functions.array.where import Where, where
 from chainer_compat.functions.connection.bilinear import BilinearFunction, bilinear
@@ -81,22 +85,41 @@ from chainer_compat.functions.loss.softmax_cross_entropy import (
     SoftmaxCrossEntropy,
     softmax_cross_entropy,
 )
-from chainer_compat.functions.loss.squared_error import SquaredError, squared_error
+from chainer_compat.functions.loss.squared_error import (
+    SquaredError,
+    squared_difference,
+    squared_error,
+)
 from chainer_compat.functions.loss.triplet import Triplet, triplet
 from chainer_compat.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
+from chainer_compat.functions.math.arctanh import arctanh
 from chainer_compat.functions.math.average import Mean, average
 from chainer_compat.functions.math.basic_math import absolute, add
+from chainer_compat.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
 from chainer_compat.functions.math.bias import bias
 from chainer_compat.functions.math.ceil import ceil
 from chainer_compat.functions.math.clip import Clip, clip
+from chainer_compat.functions.math.cumprod import cumprod
 from chainer_compat.functions.math.cumsum import Cumsum, cumsum
+from chainer_compat.functions.math.det import batch_det, det
+from chainer_compat.functions.math.digamma import digamma
+from chainer_compat.functions.math.einsum import einsum
+from chainer_compat.functions.math.erf import erf
+from chainer_compat.functions.math.erfc import erfc
+from chainer_compat.functions.math.erfcinv import erfcinv
+from chainer_compat.functions.math.erfcx import erfcx
+from chainer_compat.functions.math.erfinv import erfinv
 from chainer_compat.functions.math.exponential import Exp, Log, Log2, Log10, exp, log, log2, log10
 from chainer_compat.functions.math.exponential_m1 import Expm1, expm1
+from chainer_compat.functions.math.fix import fix
 from chainer_compat.functions.math.floor import floor
 from chainer_compat.functions.math.fmod import Fmod, fmod
 from chainer_compat.functions.math.hyperbolic import Cosh, Sinh, cosh, sinh
 from chainer_compat.functions.math.identity import Identity, identity
+from chainer_compat.functions.math.inv import batch_inv, inv
+from chainer_compat.functions.math.lgamma import lgamma
 from chainer_compat.functions.math.linear_interpolate import LinearInterpolate, linear_interpolate
+from chainer_compat.functions.math.log_ndtr import log_ndtr
 from chainer_compat.functions.math.logarithm_1p import Log1p, log1p
 from chainer_compat.functions.math.logsumexp import LogSumExp, logsumexp
 from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
@@ -114,6 +137,9 @@ from chainer_compat.functions.math.minmax import (
     max,
     min,
 )
+from chainer_compat.functions.math.ndtr import ndtr
+from chainer_compat.functions.math.ndtri import ndtri
+from chainer_compat.functions.math.polygamma import polygamma
 from chainer_compat.functions.math.prod import Prod, prod
 from chainer_compat.functions.math.scale import scale
 from chainer_compat.functions.math.sign import sign
@@ -137,6 +163,7 @@ from chainer_compat.functions.math.trigonometric import (
     sin,
     tan,
 )
+from chainer_compat.functions.math.zeta import zeta
 from chainer_compat.functions.noise.dropout import Dropout, dropout
 from chainer_compat.functions.noise.gaussian import Gaussian, gaussian
 from chainer_compat.functions.noise.gumbel_softmax import gumbel_softmax
@@ -177,20 +204,24 @@ __all__ = [
     "SquaredError", "Squeeze", "Stack", "Sum", "SumTo", "Swapaxes", "Swish", "Tan", "Tanh",
     "TensorDot", "Tile", "Transpose", "Triplet", "Vstack", "Where",
     "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan", "arctan2",
-    "argmax", "argmin", "average", "average_pooling_2d", "batch_matmul", "batch_normalization",
-    "bernoulli_nll", "bias", "bilinear", "binary_accuracy", "broadcast", "broadcast_to", "cast",
-    "ceil", "clip", "clipped_relu", "concat", "contrastive", "convolution_2d", "copy", "cos",
-    "cosh", "crelu", "cumsum", "deconvolution_2d", "diagonal", "dropout", "dstack", "elu",
-    "embed_id", "exp", "expand_dims", "expm1", "fixed_batch_normalization", "flatten", "flip",
-    "fliplr", "flipud", "floor", "fmod", "gaussian", "gaussian_kl_divergence", "gaussian_nll",
-    "get_item", "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity",
-    "layer_normalization", "leaky_relu", "linear", "linear_interpolate",
-    "local_response_normalization", "log", "log10", "log1p", "log2", "log_softmax", "logsumexp",
-    "lstm", "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error",
-    "mean_squared_error", "min", "minimum", "moveaxis", "normalize", "pad", "permutate", "prelu",
-    "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale",
-    "scatter_add", "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign",
-    "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy", "softplus", "split_axis", "sqrt",
-    "square", "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan",
-    "tanh", "tensordot", "tile", "transpose", "triplet", "unpooling_2d", "vstack", "where",
+    "arctanh", "argmax", "argmin", "average", "average_pooling_2d", "batch_det", "batch_inv",
+    "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll", "bias",
+    "bilinear", "binary_accuracy", "broadcast", "broadcast_to", "cast", "ceil", "clip",
+    "clipped_relu", "concat", "contrastive", "convolution_2d", "copy", "cos", "cosh", "crelu",
+    "cumprod", "cumsum", "deconvolution_2d", "depth2space", "det", "diagonal", "digamma",
+    "dropout", "dstack", "einsum", "elu", "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv",
+    "exp", "expand_dims", "expm1", "fix", "fixed_batch_normalization", "flatten", "flip", "fliplr",
+    "flipud", "floor", "fmod", "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item",
+    "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity", "inv",
+    "layer_normalization", "leaky_relu", "lgamma", "linear", "linear_interpolate",
+    "local_response_normalization", "log", "log10", "log1p", "log2", "log_ndtr", "log_softmax",
+    "logsumexp", "lstm", "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean",
+    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "ndtr", "ndtri",
+    "normalize", "pad", "pad_sequence", "permutate", "polygamma", "prelu", "prod", "r2_score",
+    "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale", "scatter_add",
+    "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign", "sin", "sinh",
+    "slstm", "softmax", "softmax_cross_entropy", "softplus", "space2depth", "split_axis", "sqrt",
+    "square", "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to",
+    "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence",
+    "triplet", "unpooling_2d", "vstack", "where", "zeta",
 ]

@@ -42,3 +42,20 @@ def squared_error(x0: Any, x1: Any) -> variable.Variable:
         chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
     """
     return SquaredError().apply((x0, x1))[0]
+
+
+def squared_difference(x1: Any, x2: Any) -> variable.Variable:
+    """Elementwise squared difference ``(x1 - x2) ** 2``: :func:`squared_error` under Chainer's
+    other name.
+
+    Args:
+        x1: Float Variable or array.
+        x2: Variable or array of ``x1``'s shape and dtype.
+
+    Returns:
+        A Variable of the inputs' shape.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
+    """
+    return squared_error(x1, x2)

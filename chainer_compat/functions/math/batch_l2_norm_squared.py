@@ -1,0 +1,51 @@
+"""``batch_l2_norm_squared``: the squared L2 norm of each sample of a batch.
+
+Layer 5: imports the core, ``broadcast_to``, ``reshape`` and the shared math helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import utils, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.utils import type_check
+
+
+class BatchL2NormSquared(FunctionNode):
+    """Sum of squares over all axes but the first."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x",))
+        x_type, = in_types
+        type_check.expect(x_type.dtype.kind == "f", x_type.ndim >= 2)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self.retain_inputs((0,))
+        # Spelled out, not -1: an empty batch has no size to infer it from.
+        rows = x.reshape(len(x), utils.size_of_shape(x.shape[1:]))
+        return (rows * rows).sum(axis=1),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        gy, = grad_outputs
+        # One output per sample: spread each sample's gradient over its elements.
+        per_sample = reshape(gy, (len(gy),) + (1,) * (x.ndim - 1))
+        return 2.0 * x * broadcast_to(per_sample, x.shape),
+
+
+def batch_l2_norm_squared(x: Any) -> variable.Variable:
+    """Squared L2 norm of each sample; the first axis is the batch and is not reduced.
+
+    Args:
+        x: Input Variable or array (float, at least 2-D); all axes after the first are
+            flattened into one vector per sample.
+
+    Returns:
+        A 1-D Variable of length ``len(x)``.
+    """
+    y, = BatchL2NormSquared().apply((x,))
+    return y

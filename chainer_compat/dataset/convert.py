@@ -191,7 +191,10 @@ def _concat_with_padding(arrays: Sequence[Any], padding: Any, xp: Any) -> Any:
                 f"arrays padded into one batch must have the same number of dimensions, got "
                 f"shapes {arrays[0].shape} and {array.shape}")
         shape = [max(size, other) for size, other in zip(shape, array.shape, strict=True)]
-    result = xp.full((len(arrays), *shape), padding, dtype=arrays[0].dtype)
+    # compat: the padding value is cast as NumPy 1 cast it (-1 pads uint8 with 255); NumPy 2
+    # refuses an out-of-range Python int.
+    fill = numpy.asarray(padding).astype(arrays[0].dtype).item()
+    result = xp.full((len(arrays), *shape), fill, dtype=arrays[0].dtype)
     for i, array in enumerate(arrays):
         result[(i, *(slice(size) for size in array.shape))] = array
     return result

@@ -65,7 +65,10 @@ def assign(array: Any, values: Any) -> None:
         values = to_host(values)
     elif isinstance(values, numpy.ndarray):
         values = xp.asarray(values)
-    array[...] = values
+    # compat: an array (not a Python float) casts unsafely, as in Chainer: the NaN that fills a
+    # parameter before initialization becomes an integer parameter's minimum, with NumPy's
+    # RuntimeWarning, instead of raising.
+    array[...] = xp.asarray(values)
 
 
 def get_dtype(dtype: DTypeLike | None = None) -> numpy.dtype:

@@ -31,6 +31,11 @@ class OrderSampler:
             f"{type(self).__name__} must implement __call__(current_order, current_position)")
 
 
+def _global_random_state() -> numpy.random.RandomState:
+    """The RandomState object behind ``numpy.random.permutation`` and ``numpy.random.seed``."""
+    return numpy.random.random.__self__  # type: ignore[attr-defined]
+
+
 class ShuffleOrderSampler(OrderSampler):
     """Samples a fresh random permutation of the indices for every epoch.
 
@@ -43,9 +48,10 @@ class ShuffleOrderSampler(OrderSampler):
     """
 
     def __init__(self, random_state: Any = None) -> None:
-        self._random = random_state
+        # compat: None means the global RandomState object itself, taken now, as in Chainer:
+        # numpy.random.seed reseeds that object, and a deep copy or pickle of an iterator carries
+        # its own snapshot, so the copy replays the original's shuffles.
+        self._random = _global_random_state() if random_state is None else random_state
 
     def __call__(self, current_order: numpy.ndarray, current_position: int) -> numpy.ndarray:
-        # Looked up at each call: numpy.random's global RandomState, as in Chainer.
-        random = numpy.random if self._random is None else self._random
-        return random.permutation(len(current_order))
+        return self._random.permutation(len(current_order))

@@ -73,6 +73,15 @@ def test_padding_matches_a_reference_built_in_the_test(shapes):
         assert numpy.isnan(row).sum() == row.size - array.size
 
 
+@pytest.mark.parametrize(("padding", "expected"), [(-1, 255), (300, 44), (7, 7)])
+def test_padding_out_of_the_dtypes_range_wraps_as_numpy_1_did(padding, expected):
+    # uint8 masks padded with -1 are common in legacy converters; NumPy 2 refuses the Python int.
+    batch = convert.concat_examples([numpy.ones(2, numpy.uint8), numpy.ones(3, numpy.uint8)],
+                                    padding=padding)
+    assert batch.dtype == numpy.uint8
+    numpy.testing.assert_array_equal(batch, [[1, 1, expected], [1, 1, 1]])
+
+
 def test_padding_python_lists_goes_through_asarray():
     result = convert.concat_examples([[1, 2], [3, 4]], padding=0)
     numpy.testing.assert_array_equal(result, numpy.asarray([[1, 2], [3, 4]]))

@@ -533,3 +533,20 @@ def test_numpy_only_use_never_imports_cupy():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_integer_parameters_can_be_added_and_hold_their_values():
+    # The NaN that fills a parameter before its initializer runs casts unsafely into an integer
+    # array, as in Chainer, instead of raising (L.Parameter(int_array), add_param(dtype=int32)).
+    import warnings
+
+    import chainer_compat
+    link = chainer_compat.Link()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "invalid value in cast"
+        with link.init_scope():
+            link.add_param("counts", (2,), dtype=numpy.int32)
+        kept = chainer_compat.links.Parameter(numpy.array([3, 4], numpy.int32))
+    assert link.counts.dtype == numpy.int32
+    assert kept.W.dtype == numpy.int32
+    numpy.testing.assert_array_equal(kept.W.array, [3, 4])

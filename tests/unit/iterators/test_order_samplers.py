@@ -16,6 +16,23 @@ def test_shuffle_sampler_uses_the_global_state_at_call_time():
     numpy.testing.assert_array_equal(sampler(numpy.arange(6), 0), expected)
 
 
+def test_deep_copied_shuffling_iterator_replays_the_originals_shuffles():
+    # Chainer's sampler holds the global RandomState object, so a deep copy (or a pickle) of an
+    # iterator carries a snapshot of it and replays the original's orders, whatever the global
+    # state does afterwards.
+    import copy
+
+    from chainer_compat.iterators import SerialIterator
+
+    numpy.random.seed(0)
+    original = SerialIterator(list(range(6)), 4)
+    next(original)
+    copied = copy.deepcopy(original)
+    expected = [list(next(original)) for _ in range(3)]
+    numpy.random.seed(123)
+    assert [list(next(copied)) for _ in range(3)] == expected
+
+
 def test_shuffle_sampler_ignores_the_current_order_values():
     sampler = ShuffleOrderSampler(numpy.random.RandomState(2))
     order = sampler(numpy.array([9, 9, 9]), 1)

@@ -184,6 +184,9 @@ from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
 from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
 from chainer_compat.functions.rnn.lstm import lstm
+from chainer_compat.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
+from chainer_compat.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
+from chainer_compat.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from chainer_compat.functions.rnn.slstm import slstm
 
 mean = average  # compat: Chainer's F.mean is average
@@ -216,7 +219,8 @@ __all__ = [
     "layer_normalization", "leaky_relu", "lgamma", "linear", "linear_interpolate",
     "local_response_normalization", "log", "log10", "log1p", "log2", "log_ndtr", "log_softmax",
     "logsumexp", "lstm", "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean",
-    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "ndtr", "ndtri",
+    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "n_step_bigru",
+    "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn", "ndtr", "ndtri",
     "normalize", "pad", "pad_sequence", "permutate", "polygamma", "prelu", "prod", "r2_score",
     "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale", "scatter_add",
     "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign", "sin", "sinh",

@@ -20,11 +20,20 @@ from chainer_compat.links.normalization.batch_normalization import BatchNormaliz
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
 from chainer_compat.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 from chainer_compat.links.rnn.lstm import LSTM, StatelessLSTM
+from chainer_compat.links.rnn.n_step_gru import NStepBiGRU, NStepGRU
+from chainer_compat.links.rnn.n_step_lstm import NStepBiLSTM, NStepLSTM
+from chainer_compat.links.rnn.n_step_rnn import (
+    NStepBiRNNReLU,
+    NStepBiRNNTanh,
+    NStepRNNReLU,
+    NStepRNNTanh,
+)
 from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
 
 __all__ = [
     "BatchNormalization", "Bias", "Bilinear", "Classifier", "Convolution2D", "Deconvolution2D",
-    "EmbedID", "GRU", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout", "PReLU",
-    "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU", "StatelessLSTM",
-    "Swish",
+    "EmbedID", "GRU", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout", "NStepBiGRU",
+    "NStepBiLSTM", "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU",
+    "NStepRNNTanh", "PReLU", "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM",
+    "StatelessGRU", "StatelessLSTM", "Swish",
 ]

@@ -1,0 +1,133 @@
+"""``n_step_lstm`` and ``n_step_bilstm``: stacked LSTMs over time-major, variable-length batches.
+
+Layer 5: imports functions (activation, array, connection, rnn.n_step_rnn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chainer_compat.functions.activation.sigmoid import sigmoid
+from chainer_compat.functions.activation.tanh import tanh
+from chainer_compat.functions.array.split_axis import split_axis
+from chainer_compat.functions.connection.linear import linear
+from chainer_compat.functions.rnn.n_step_rnn import (
+    check_input_size,
+    reject_removed_kwargs,
+    run_layers,
+)
+from chainer_compat.variable import Variable
+
+__all__ = ["n_step_bilstm", "n_step_lstm", "n_step_lstm_base"]
+
+
+def _lstm_step(projection: Variable, states: list[Variable], hidden_w: Variable,
+               hidden_b: Variable) -> list[Variable]:
+    # Gate order of ws[l][0:4] (and 4:8): input, forget, cell candidate, output, as cuDNN
+    # lays them out; Chainer's CPU path computes the same.
+    h, c = states
+    gates = projection + linear(h, hidden_w, hidden_b)
+    input_gate, forget_gate, candidate, output_gate = split_axis(gates, 4, axis=1)
+    c = sigmoid(forget_gate) * c + sigmoid(input_gate) * tanh(candidate)
+    h = sigmoid(output_gate) * tanh(c)
+    return [h, c]
+
+
+def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
+                     ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]],
+                     xs: Sequence[Any], use_bi_direction: bool,
+                     **kwargs: Any) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+    """Stacked LSTM, one- or two-directional; see :func:`n_step_lstm` and
+    :func:`n_step_bilstm`.
+
+    Args:
+        use_bi_direction: If True, each layer runs both directions (see :func:`n_step_bilstm`).
+
+    Returns:
+        ``(hy, cy, ys)``.
+
+    Raises:
+        ValueError: For a mismatched input size or the removed ``train=`` / ``use_cudnn=``
+            options.
+    """
+    reject_removed_kwargs(kwargs)
+    check_input_size(xs, ws)
+    hy, cy, ys = run_layers(_lstm_step, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+                            use_bi_direction)
+    return hy, cy, ys  # type: ignore[return-value]
+
+
+def n_step_lstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
+                ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]], xs: Sequence[Any],
+                **kwargs: Any) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+    """Stacked one-directional LSTM over a time-major batch of sequences.
+
+    With ``W_j`` = ``ws[l][j]`` and ``b_j`` = ``bs[l][j]``, layer ``l`` computes::
+
+        i_t = sigmoid(W_0 x_t + b_0 + W_4 h_{t-1} + b_4)
+        f_t = sigmoid(W_1 x_t + b_1 + W_5 h_{t-1} + b_5)
+        a_t = tanh(W_2 x_t + b_2 + W_6 h_{t-1} + b_6)
+        o_t = sigmoid(W_3 x_t + b_3 + W_7 h_{t-1} + b_7)
+        c_t = f_t * c_{t-1} + i_t * a_t
+        h_t = o_t * tanh(c_t)
+
+    and layer ``k > 0`` reads the hidden states of layer ``k - 1``, after dropout.
+
+    Compat:
+        Chainer's docstring names ``W_2`` the output gate and ``W_3`` the cell input, but its
+        computation (CPU and cuDNN alike) uses them as written above; so does this function.
+
+    Args:
+        n_layers: Number of layers ``S``.
+        dropout_ratio: Dropout ratio applied to the input of every layer but the first
+            (only in training mode, ``chainer.config.train``).
+        hx: Initial hidden states, shape ``(S, B, N)``.
+        cx: Initial cell states, shape ``(S, B, N)``.
+        ws: ``ws[l]`` holds eight matrices; ``ws[0][0:4]`` are ``(N, I)``, all others
+            ``(N, N)``.
+        bs: ``bs[l]`` holds eight vectors of shape ``(N,)``.
+        xs: Time-major inputs: ``xs[t]`` has shape ``(B_t, I)`` with
+            ``B_t >= B_{t+1}`` (see :func:`chainer.functions.transpose_sequence`).
+
+    Returns:
+        ``(hy, cy, ys)``: the last hidden and cell states of every layer and sequence (shapes
+        of ``hx`` and ``cx``) and a tuple of the last layer's outputs ``ys[t]`` of shape
+        ``(B_t, N)``.
+
+    Raises:
+        ValueError: For an input size that differs from ``ws[0][0].shape[1]`` or the removed
+            ``train=`` / ``use_cudnn=`` options.
+    """
+    return n_step_lstm_base(n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+                            use_bi_direction=False, **kwargs)
+
+
+def n_step_bilstm(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
+                  ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]], xs: Sequence[Any],
+                  **kwargs: Any) -> tuple[Variable, Variable, tuple[Variable, ...]]:
+    """Stacked two-directional LSTM over a time-major batch of sequences.
+
+    As :func:`n_step_lstm`, but layer ``l`` runs forward in time with ``ws[2 * l]`` /
+    ``bs[2 * l]`` and backward with ``ws[2 * l + 1]`` / ``bs[2 * l + 1]``; its output is the
+    two hidden states concatenated ``[forward, backward]``, so ``ws[l][0:4]`` of layers above
+    the first are ``(N, 2N)``.
+
+    Args:
+        n_layers: Number of layers ``S``.
+        dropout_ratio: Dropout ratio for the input of every layer but the first.
+        hx: Initial hidden states, shape ``(2S, B, N)``, directions interleaved per layer.
+        cx: Initial cell states, shaped as ``hx``.
+        ws: ``2S`` lists of eight matrices.
+        bs: ``2S`` lists of eight vectors.
+        xs: Time-major inputs, ``xs[t]`` of shape ``(B_t, I)``, ``B_t`` not increasing.
+
+    Returns:
+        ``(hy, cy, ys)`` with ``hy`` and ``cy`` shaped as ``hx`` and ``ys[t]`` of shape
+        ``(B_t, 2N)``.
+
+    Raises:
+        ValueError: As for :func:`n_step_lstm`.
+    """
+    return n_step_lstm_base(n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+                            use_bi_direction=True, **kwargs)

@@ -69,7 +69,15 @@ from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
 from chainer_compat.functions.evaluation.binary_accuracy import BinaryAccuracy, binary_accuracy
 from chainer_compat.functions.evaluation.r2_score import R2_score, r2_score
 from chainer_compat.functions.loss.absolute_error import AbsoluteError, absolute_error
+from chainer_compat.functions.loss.black_out import black_out
 from chainer_compat.functions.loss.contrastive import Contrastive, contrastive
+from chainer_compat.functions.loss.crf1d import argmax_crf1d, crf1d
+from chainer_compat.functions.loss.cross_covariance import cross_covariance
+from chainer_compat.functions.loss.ctc import connectionist_temporal_classification
+from chainer_compat.functions.loss.decov import decov
+from chainer_compat.functions.loss.discriminative_loss import (
+    discriminative_margin_based_clustering_loss,
+)
 from chainer_compat.functions.loss.hinge import Hinge, hinge
 from chainer_compat.functions.loss.huber_loss import HuberLoss, huber_loss
 from chainer_compat.functions.loss.mean_absolute_error import (
@@ -77,6 +85,7 @@ from chainer_compat.functions.loss.mean_absolute_error import (
     mean_absolute_error,
 )
 from chainer_compat.functions.loss.mean_squared_error import MeanSquaredError, mean_squared_error
+from chainer_compat.functions.loss.negative_sampling import negative_sampling
 from chainer_compat.functions.loss.sigmoid_cross_entropy import (
     SigmoidCrossEntropy,
     sigmoid_cross_entropy,
@@ -207,25 +216,27 @@ __all__ = [
     "SquaredError", "Squeeze", "Stack", "Sum", "SumTo", "Swapaxes", "Swish", "Tan", "Tanh",
     "TensorDot", "Tile", "Transpose", "Triplet", "Vstack", "Where",
     "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan", "arctan2",
-    "arctanh", "argmax", "argmin", "average", "average_pooling_2d", "batch_det", "batch_inv",
-    "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll", "bias",
-    "bilinear", "binary_accuracy", "broadcast", "broadcast_to", "cast", "ceil", "clip",
-    "clipped_relu", "concat", "contrastive", "convolution_2d", "copy", "cos", "cosh", "crelu",
-    "cumprod", "cumsum", "deconvolution_2d", "depth2space", "det", "diagonal", "digamma",
-    "dropout", "dstack", "einsum", "elu", "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv",
-    "exp", "expand_dims", "expm1", "fix", "fixed_batch_normalization", "flatten", "flip", "fliplr",
-    "flipud", "floor", "fmod", "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item",
-    "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity", "inv",
-    "layer_normalization", "leaky_relu", "lgamma", "linear", "linear_interpolate",
-    "local_response_normalization", "log", "log10", "log1p", "log2", "log_ndtr", "log_softmax",
-    "logsumexp", "lstm", "matmul", "max", "max_pooling_2d", "maximum", "maxout", "mean",
-    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "n_step_bigru",
-    "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn", "ndtr", "ndtri",
-    "normalize", "pad", "pad_sequence", "permutate", "polygamma", "prelu", "prod", "r2_score",
-    "relu", "relu6", "repeat", "reshape", "rollaxis", "rsqrt", "scale", "scatter_add",
-    "select_item", "selu", "separate", "sigmoid", "sigmoid_cross_entropy", "sign", "sin", "sinh",
-    "slstm", "softmax", "softmax_cross_entropy", "softplus", "space2depth", "split_axis", "sqrt",
-    "square", "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to",
-    "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence",
-    "triplet", "unpooling_2d", "vstack", "where", "zeta",
+    "arctanh", "argmax", "argmax_crf1d", "argmin", "average", "average_pooling_2d", "batch_det",
+    "batch_inv", "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll",
+    "bias", "bilinear", "binary_accuracy", "black_out", "broadcast", "broadcast_to", "cast",
+    "ceil", "clip", "clipped_relu", "concat", "connectionist_temporal_classification",
+    "contrastive", "convolution_2d", "copy", "cos", "cosh", "crelu", "crf1d", "cross_covariance",
+    "cumprod", "cumsum", "deconvolution_2d", "decov", "depth2space", "det", "diagonal", "digamma",
+    "discriminative_margin_based_clustering_loss", "dropout", "dstack", "einsum", "elu",
+    "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expand_dims", "expm1", "fix",
+    "fixed_batch_normalization", "flatten", "flip", "fliplr", "flipud", "floor", "fmod",
+    "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item", "gumbel_softmax",
+    "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity", "inv", "layer_normalization",
+    "leaky_relu", "lgamma", "linear", "linear_interpolate", "local_response_normalization", "log",
+    "log10", "log1p", "log2", "log_ndtr", "log_softmax", "logsumexp", "lstm", "matmul", "max",
+    "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error", "mean_squared_error",
+    "min", "minimum", "moveaxis", "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru",
+    "n_step_lstm", "n_step_rnn", "ndtr", "ndtri", "negative_sampling", "normalize", "pad",
+    "pad_sequence", "permutate", "polygamma", "prelu", "prod", "r2_score", "relu", "relu6",
+    "repeat", "reshape", "rollaxis", "rsqrt", "scale", "scatter_add", "select_item", "selu",
+    "separate", "sigmoid", "sigmoid_cross_entropy", "sign", "sin", "sinh", "slstm", "softmax",
+    "softmax_cross_entropy", "softplus", "space2depth", "split_axis", "sqrt", "square",
+    "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes",
+    "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence", "triplet",
+    "unpooling_2d", "vstack", "where", "zeta",
 ]

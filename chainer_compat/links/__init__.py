@@ -15,6 +15,10 @@ from chainer_compat.links.connection.highway import Highway
 from chainer_compat.links.connection.linear import Linear
 from chainer_compat.links.connection.parameter import Parameter
 from chainer_compat.links.connection.scale import Scale
+from chainer_compat.links.loss.black_out import BlackOut
+from chainer_compat.links.loss.crf1d import CRF1d
+from chainer_compat.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
+from chainer_compat.links.loss.negative_sampling import NegativeSampling
 from chainer_compat.links.model.classifier import Classifier
 from chainer_compat.links.normalization.batch_normalization import BatchNormalization
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
@@ -31,9 +35,10 @@ from chainer_compat.links.rnn.n_step_rnn import (
 from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
 
 __all__ = [
-    "BatchNormalization", "Bias", "Bilinear", "Classifier", "Convolution2D", "Deconvolution2D",
-    "EmbedID", "GRU", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout", "NStepBiGRU",
-    "NStepBiLSTM", "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU",
-    "NStepRNNTanh", "PReLU", "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM",
-    "StatelessGRU", "StatelessLSTM", "Swish",
+    "BatchNormalization", "Bias", "Bilinear", "BinaryHierarchicalSoftmax", "BlackOut", "CRF1d",
+    "Classifier", "Convolution2D", "Deconvolution2D", "EmbedID", "GRU", "Highway", "LSTM",
+    "LayerNormalization", "Linear", "Maxout", "NStepBiGRU", "NStepBiLSTM", "NStepBiRNNReLU",
+    "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU", "NStepRNNTanh", "NegativeSampling",
+    "PReLU", "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU",
+    "StatelessLSTM", "Swish",
 ]

@@ -1,0 +1,143 @@
+"""``crf1d`` and ``argmax_crf1d``: a linear-chain conditional random field over variable-length
+sequences given time-major (``transpose_sequence`` layout: batch sizes never grow).
+
+Layer 5: imports variable and the array, connection and math functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import variable
+from chainer_compat.functions.array.broadcast import broadcast
+from chainer_compat.functions.array.concat import concat
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.select_item import select_item
+from chainer_compat.functions.array.split_axis import split_axis
+from chainer_compat.functions.connection.embed_id import embed_id
+from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.functions.math.logsumexp import logsumexp
+from chainer_compat.functions.math.minmax import argmax
+from chainer_compat.functions.math.minmax import max as max_of
+from chainer_compat.functions.math.sum import sum as sum_all
+
+
+def _check_labels(cost: Any, xs: Any) -> None:
+    if not xs:
+        raise ValueError("xs of crf1d must hold at least one time step, got an empty sequence")
+    if xs[0].shape[1] != cost.shape[0]:
+        raise ValueError(
+            f"xs[0].shape[1] of crf1d must equal the number of labels cost.shape[0] = "
+            f"{cost.shape[0]}, got {xs[0].shape[1]}")
+
+
+def _split_finished(value: Any, batch: int, finished: list[Any]) -> Any:
+    """Keeps the first ``batch`` rows of ``value``; the rest, whose sequences ended, go to
+    ``finished``."""
+    if value.shape[0] > batch:
+        value, rest = split_axis(value, [batch], axis=0)
+        finished.append(rest)
+    return value
+
+
+def _rejoin(value: Any, finished: list[Any]) -> Any:
+    """Puts the rows of finished sequences back below ``value``, longest sequence first."""
+    if not finished:
+        return value
+    return concat([value] + finished[::-1], axis=0)
+
+
+def crf1d(cost: Any, xs: Any, ys: Any, reduce: str = "mean") -> variable.Variable:
+    """Negative log-likelihood of label sequences under a linear-chain CRF.
+
+    The score of a path ``y`` of sequence ``b`` is ``sum_t xs[t][b, y_t] + sum_t cost[y_{t-1},
+    y_t]``; the loss is ``log Z - score(ys)`` with ``Z`` the sum of ``exp(score)`` over all
+    paths, computed with the forward algorithm. Sequences are given time-major and sorted by
+    length, longest first (as :func:`transpose_sequence` makes them), so ``xs[t]`` holds the
+    ``B_t`` sequences still running at step ``t``. Built from differentiable functions, so it
+    can be differentiated twice.
+
+    Args:
+        cost: Transition scores of shape ``(K, K)``: ``cost[i, j]`` scores label ``i`` followed
+            by ``j``.
+        xs: List of ``T`` emission scores, ``xs[t]`` of shape ``(B_t, K)`` with
+            ``B_0 >= B_1 >= ...``.
+        ys: List of ``T`` label arrays, ``ys[t]`` of shape ``(B_t,)`` (signed integers).
+        reduce: ``'mean'`` averages the loss over the ``B_0`` sequences; ``'no'`` keeps it.
+
+    Returns:
+        The loss: shape ``()``, or ``(B_0,)`` for ``'no'``.
+
+    Raises:
+        ValueError: On an invalid ``reduce``, or when ``xs[0]`` does not have ``K`` columns.
+    """
+    check_reduce(reduce, ("mean", "no"), "crf1d")
+    _check_labels(cost, xs)
+    ys = [variable.as_array(y) for y in ys]
+    n_label = cost.shape[0]
+    n_batch = xs[0].shape[0]
+
+    # Forward algorithm: alpha[b, j] = log of the summed exp-scores of the paths ending in j.
+    alpha = xs[0]
+    finished: list[Any] = []
+    for x in xs[1:]:
+        alpha = _split_finished(alpha, x.shape[0], finished)
+        from_label, transition = broadcast(alpha[..., None], cost)
+        alpha = logsumexp(from_label + transition, axis=1) + x
+    log_partition = logsumexp(_rejoin(alpha, finished), axis=1)
+
+    flat_cost = reshape(cost, (n_label * n_label, 1))
+    score = select_item(xs[0], ys[0])
+    finished = []
+    for x, y, y_previous in zip(xs[1:], ys[1:], ys[:-1]):
+        batch = x.shape[0]
+        score = _split_finished(score, batch, finished)
+        transition_index = y_previous[:batch] * n_label + y
+        transition = reshape(embed_id(transition_index, flat_cost), (batch,))
+        score = score + select_item(x, y) + transition
+    loss = log_partition - _rejoin(score, finished)
+    if reduce == "mean":
+        return sum_all(loss) / n_batch
+    return loss
+
+
+def argmax_crf1d(cost: Any, xs: Any) -> tuple[variable.Variable, list[Any]]:
+    """The highest-scoring label path of each sequence under a linear-chain CRF (Viterbi).
+
+    Args:
+        cost: Transition scores of shape ``(K, K)`` (see :func:`crf1d`).
+        xs: List of ``T`` emission scores, ``xs[t]`` of shape ``(B_t, K)``, time-major and
+            sorted by length, longest first.
+
+    Returns:
+        ``(score, path)``: ``score`` is a Variable of shape ``(B_0,)`` with each best path's
+        score; ``path`` is a list of ``T`` integer arrays, ``path[t]`` of shape ``(B_t,)``.
+    """
+    _check_labels(cost, xs)
+    alpha = variable.as_variable(xs[0])
+    # Per step: the rows of sequences that ended before it (or None), and the back-pointers.
+    finished_at: list[Any] = []
+    best_previous: list[Any] = []
+    for x in xs[1:]:
+        batch = x.shape[0]
+        if alpha.shape[0] > batch:
+            alpha, rest = split_axis(alpha, [batch], axis=0)
+            finished_at.append(rest)
+        else:
+            finished_at.append(None)
+        from_label, transition = broadcast(alpha[..., None], cost)
+        candidates = from_label + transition
+        best_previous.append(argmax(candidates, axis=1))
+        alpha = max_of(candidates, axis=1) + x
+
+    labels = argmax(alpha, axis=1)
+    path = [labels.array]
+    score = max_of(alpha, axis=1)
+    for pointers, rest in zip(best_previous[::-1], finished_at[::-1]):
+        labels = select_item(pointers, labels)
+        if rest is not None:
+            labels = concat([labels, argmax(rest, axis=1)], axis=0)
+            score = concat([score, max_of(rest, axis=1)], axis=0)
+        path.append(labels.array)
+    path.reverse()
+    return score, path

@@ -1,0 +1,1 @@
+"""Links that own the parameters of loss functions: CRF1d, NegativeSampling."""

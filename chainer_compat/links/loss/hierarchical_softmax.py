@@ -1,0 +1,147 @@
+"""``BinaryHierarchicalSoftmax``: softmax over a vocabulary factored along a binary tree, with
+``create_huffman_tree`` to build the tree from word counts.
+
+Layer 8: imports backend, configuration, functions, initializers, link, utils and variable.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, configuration, initializers, link, variable
+from chainer_compat.functions.activation.softplus import softplus
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.connection.embed_id import embed_id
+from chainer_compat.functions.math.sum import sum as sum_over
+from chainer_compat.utils import type_check
+
+
+def _paths_of_leaves(tree: Any) -> tuple[dict[Any, list[int]], dict[Any, list[float]], int]:
+    """Numbers the internal nodes in preorder and returns, for every leaf, the nodes on its
+    path from the root, the side taken at each (+1 left, -1 right), and the node count."""
+    paths: dict[Any, list[int]] = {}
+    codes: dict[Any, list[float]] = {}
+    next_node = 0
+    # Iterative preorder walk: (node, path so far, codes so far).
+    pending: list[tuple[Any, list[int], list[float]]] = [(tree, [], [])]
+    while pending:
+        node, path, code = pending.pop()
+        if not isinstance(node, tuple):
+            paths[node] = path
+            codes[node] = code
+            continue
+        if len(node) != 2:
+            raise ValueError(
+                f"All internal nodes must have two child nodes, got a tuple of {len(node)}")
+        left, right = node
+        node_id = next_node
+        next_node += 1
+        # Right is pushed first so that the left subtree is numbered first.
+        pending.append((right, path + [node_id], code + [-1.0]))
+        pending.append((left, path + [node_id], code + [1.0]))
+    return paths, codes, next_node
+
+
+class BinaryHierarchicalSoftmax(link.Link):
+    """Hierarchical softmax over a binary tree of words (Morin and Bengio, 2005).
+
+    Each internal node ``j`` of ``tree`` has a weight row ``W[j]``; the probability of going
+    left at it is ``sigmoid(W[j] . x)``. The loss of word ``t`` is ``-log`` of the product of the
+    branch probabilities along its path from the root, summed over the batch.
+
+    Args:
+        in_size: Dimension of the input vectors.
+        tree: The tree: a leaf is a word id (a non-negative int), an internal node a pair
+            ``(left, right)``; see :meth:`create_huffman_tree`.
+        dtype: Dtype of the branch signs; the default dtype when None.
+
+    Attributes:
+        W: Weights of the internal nodes, shape ``(number of internal nodes, in_size)``,
+            initialized uniformly in ``[-1, 1)``.
+
+    Raises:
+        ValueError: If an internal node does not have exactly two children.
+    """
+
+    W: variable.Parameter
+
+    def __init__(self, in_size: int, tree: Any, dtype: Any = None) -> None:
+        super().__init__()
+        dtype = configuration.get_dtype(dtype)
+        paths, codes, n_node = _paths_of_leaves(tree)
+        n_vocabulary = max(paths) + 1
+        depth = max(len(path) for path in paths.values())
+        # Padded tables, one row per word id; ids absent from the tree have an empty path.
+        self._nodes = numpy.zeros((n_vocabulary, depth), numpy.int32)
+        self._signs = numpy.zeros((n_vocabulary, depth), dtype)
+        for word, path in paths.items():
+            self._nodes[word, :len(path)] = path
+            self._signs[word, :len(path)] = codes[word]
+        self.parser_size = n_node
+        with self.init_scope():
+            self.W = variable.Parameter(initializers.Uniform(1), (n_node, in_size))
+
+    @staticmethod
+    def create_huffman_tree(word_counts: dict[Any, Any]) -> Any:
+        """Builds a Huffman tree from word counts: frequent words get short paths.
+
+        The two least frequent subtrees are merged repeatedly (ties broken by the order of
+        the words in ``word_counts``; a merged subtree takes the earlier position).
+
+        Args:
+            word_counts: Mapping from word id to its count.
+
+        Returns:
+            The tree, as nested pairs with word ids at the leaves (a lone word for one word).
+
+        Raises:
+            ValueError: If ``word_counts`` is empty.
+        """
+        if not word_counts:
+            raise ValueError("word_counts must not be empty, got an empty vocabulary")
+        queue = [(count, order, word) for order, (word, count) in enumerate(word_counts.items())]
+        heapq.heapify(queue)
+        while len(queue) >= 2:
+            first_count, first_order, first = heapq.heappop(queue)
+            second_count, second_order, second = heapq.heappop(queue)
+            heapq.heappush(queue, (first_count + second_count, min(first_order, second_order),
+                                   (first, second)))
+        return queue[0][2]
+
+    def _check_inputs(self, x: variable.Variable, t: Any) -> None:
+        W = self.W  # noqa: N806
+        checks = [
+            ("x.dtype.kind == f", x.dtype.kind == "f", f"{x.dtype.kind} != f"),
+            ("x.ndim == 2", x.ndim == 2, f"{x.ndim} != 2"),
+            ("t.dtype == int32", t.dtype == numpy.int32, f"{t.dtype} != int32"),
+            ("t.ndim == 1", t.ndim == 1, f"{t.ndim} != 1"),
+            ("x.shape[0] == t.shape[0]", x.shape[0] == t.shape[0],
+             f"{x.shape[0]} != {t.shape[0]}"),
+            ("W.dtype == x.dtype", W.dtype == x.dtype, f"{W.dtype} != {x.dtype}"),
+            ("W.shape[1] == x.shape[1]", W.shape[1] == x.shape[1],
+             f"{W.shape[1]} != {x.shape[1]}"),
+        ]
+        for expect, holds, actual in checks:
+            if not holds:
+                raise type_check.InvalidType(expect, actual)
+
+    def forward(self, x: Any, t: Any) -> variable.Variable:
+        """Returns the summed loss of inputs ``x`` ``(N, in_size)`` for ``int32`` words ``t``.
+
+        Raises:
+            chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
+        """
+        x = variable.as_variable(x)
+        words = variable.as_array(t)
+        self._check_inputs(x, words)
+        device = backend.get_device_from_array(words)
+        nodes = device.send(self._nodes)[words]
+        signs = device.send(self._signs)[words].astype(x.dtype, copy=False)
+        rows = embed_id(nodes, self.W)
+        scores = sum_over(rows * broadcast_to(x[:, None, :], rows.shape), axis=2)
+        # softplus(-s) = -log sigmoid(s); padding has sign 0 and is masked out.
+        losses = softplus(-scores * signs) * (signs != 0).astype(x.dtype)
+        return sum_over(losses)

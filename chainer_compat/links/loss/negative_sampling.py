@@ -1,0 +1,68 @@
+"""``NegativeSampling``: a link holding the output embeddings of the negative sampling loss and a
+unigram sampler of negatives.
+
+Layer 8: imports backend, configuration, functions, link, utils and variable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, configuration, link, variable
+from chainer_compat.functions.loss.negative_sampling import negative_sampling
+from chainer_compat.utils import argument
+from chainer_compat.utils.walker_alias import WalkerAlias
+
+
+class NegativeSampling(link.Link):
+    """Negative sampling loss (see :func:`~chainer_compat.functions.negative_sampling`) with a
+    learned output embedding ``W`` and negatives drawn from ``counts ** power``.
+
+    Args:
+        in_size: Dimension ``D`` of the input vectors.
+        counts: Frequency of each of the ``V`` ids (e.g. word counts).
+        sample_size: Number of negatives per example.
+        power: Exponent applied to ``counts`` to get the sampling weights.
+        dtype: Dtype of the sampling weights; the default dtype when None.
+
+    Attributes:
+        W: Output embeddings of shape ``(V, D)``, initialized to zeros.
+        sampler: The :class:`~chainer_compat.utils.WalkerAlias` drawing the negatives; it moves
+            with the link between devices.
+        sample_size: As given.
+    """
+
+    W: variable.Parameter
+
+    def __init__(self, in_size: int, counts: Any, sample_size: int, power: float = 0.75,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        dtype = configuration.get_dtype(dtype)
+        self.sample_size = sample_size
+        weights = numpy.power(numpy.array(counts, dtype), dtype.type(power))
+        self.sampler = WalkerAlias(weights)
+        with self.init_scope():
+            # compat: W takes the default dtype, not ``dtype``, as in Chainer.
+            self.W = variable.Parameter(0, (len(counts), in_size))
+
+    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
+        super()._move_own_arrays(device, keep_gpu_arrays)
+        if not (keep_gpu_arrays and self.sampler.use_gpu):
+            self.sampler.to_device(device)
+
+    def forward(self, x: Any, t: Any, reduce: str = "sum", **kwargs: Any) -> Any:
+        """Returns the negative sampling loss of inputs ``x`` ``(N, in_size)`` against ``int32``
+        targets ``t`` ``(N,)``.
+
+        Args:
+            x: Input vectors.
+            t: Target ids; -1 ignores the example.
+            reduce: ``'sum'`` or ``'no'``.
+            return_samples (bool): If True, also return the ids used, as
+                :func:`~chainer_compat.functions.negative_sampling` does.
+        """
+        return_samples, = argument.parse_kwargs(kwargs, ("return_samples", False))
+        return negative_sampling(x, t, self.W, self.sampler.sample, self.sample_size,
+                                 reduce=reduce, return_samples=return_samples)

@@ -1,0 +1,77 @@
+"""decov and cross_covariance against NumPy covariance references, gradients, errors."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.cross_covariance import cross_covariance
+from chainer_compat.functions.loss.decov import decov
+from chainer_compat.utils import type_check
+
+
+def _covariance(y, z):
+    yc = y - y.mean(axis=0)
+    zc = z - z.mean(axis=0)
+    return numpy.einsum("ni,nj->ij", yc, zc) / len(y)
+
+
+def _data(shape, seed=0):
+    return numpy.random.RandomState(seed).normal(size=shape)
+
+
+def test_decov_is_half_the_squared_off_diagonal_covariance():
+    h = _data((6, 4))
+    covariance = _covariance(h, h)
+    off_diagonal = covariance - numpy.diag(numpy.diag(covariance))
+    numpy.testing.assert_allclose(decov(h).array, 0.5 * (off_diagonal ** 2).sum(), rtol=1e-12)
+    numpy.testing.assert_allclose(decov(h, reduce="no").array, off_diagonal, rtol=1e-12,
+                                  atol=1e-15)
+
+
+def test_cross_covariance_is_half_the_squared_covariance():
+    y, z = _data((6, 3)), _data((6, 2), seed=1)
+    covariance = _covariance(y, z)
+    numpy.testing.assert_allclose(cross_covariance(y, z).array, 0.5 * (covariance ** 2).sum(),
+                                  rtol=1e-12)
+    numpy.testing.assert_allclose(cross_covariance(y, z, reduce="no").array, covariance,
+                                  rtol=1e-12)
+
+
+def test_float32_keeps_its_dtype():
+    h = _data((5, 3)).astype(numpy.float32)
+    assert decov(h).dtype == numpy.float32
+    assert cross_covariance(h, h).dtype == numpy.float32
+
+
+@pytest.mark.parametrize("reduce", ["half_squared_sum", "no"])
+def test_gradients_match_numerical_ones(reduce):
+    rng = numpy.random.RandomState(2)
+    h = _data((5, 3))
+    out_shape = () if reduce != "no" else (3, 3)
+    gradient_check.check_backward(lambda h: decov(h, reduce), h, rng.normal(size=out_shape),
+                                  dtype=numpy.float64)
+    gradient_check.check_double_backward(lambda h: decov(h, reduce), h,
+                                         rng.normal(size=out_shape), rng.normal(size=h.shape),
+                                         dtype=numpy.float64)
+    y, z = _data((5, 3), seed=3), _data((5, 2), seed=4)
+    out_shape = () if reduce != "no" else (3, 2)
+    gradient_check.check_backward(lambda y, z: cross_covariance(y, z, reduce), (y, z),
+                                  rng.normal(size=out_shape), dtype=numpy.float64)
+    gradient_check.check_double_backward(
+        lambda y, z: cross_covariance(y, z, reduce), (y, z), rng.normal(size=out_shape),
+        (rng.normal(size=y.shape), rng.normal(size=z.shape)), dtype=numpy.float64)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="reduce of decov must be 'half_squared_sum' or 'no'"):
+        decov(_data((3, 2)), reduce="mean")
+    with pytest.raises(ValueError, match="reduce of cross_covariance"):
+        cross_covariance(_data((3, 2)), _data((3, 2)), reduce="sum")
+    with pytest.raises(type_check.InvalidType):
+        decov(_data((3, 2, 1)))
+    with pytest.raises(type_check.InvalidType):
+        decov(numpy.ones((3, 2), numpy.int32))
+    with pytest.raises(type_check.InvalidType):
+        cross_covariance(_data((3, 2)), _data((4, 2)))

@@ -1,0 +1,121 @@
+"""connectionist_temporal_classification against brute-force enumeration of every alignment,
+gradients in float64, lengths, errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.loss.ctc import connectionist_temporal_classification as ctc
+from chainer_compat.utils import type_check
+
+BLANK = 0
+
+
+def _collapse(alignment):
+    merged = [symbol for i, symbol in enumerate(alignment)
+              if i == 0 or symbol != alignment[i - 1]]
+    return tuple(symbol for symbol in merged if symbol != BLANK)
+
+
+def _brute_force(frames, labels, input_length, label_length):
+    """-log of the summed probability of every alignment that collapses to the labels."""
+    n_frame, n_batch, n_vocabulary = frames.shape
+    shifted = frames - frames.max(axis=2, keepdims=True)
+    probs = numpy.exp(shifted) / numpy.exp(shifted).sum(axis=2, keepdims=True)
+    losses = []
+    for b in range(n_batch):
+        target = tuple(int(v) for v in labels[b, :label_length[b]])
+        total = 0.0
+        for alignment in itertools.product(range(n_vocabulary), repeat=int(input_length[b])):
+            if _collapse(alignment) == target:
+                total += numpy.prod([probs[i, b, s] for i, s in enumerate(alignment)])
+        losses.append(-numpy.log(total))
+    return numpy.array(losses)
+
+
+def _problem(seed=0, n_frame=4, n_batch=3, n_vocabulary=3):
+    rng = numpy.random.RandomState(seed)
+    frames = rng.normal(size=(n_frame, n_batch, n_vocabulary))
+    labels = numpy.array([[1, 2], [2, 2], [2, 1]], numpy.int32)[:n_batch]
+    return frames, labels
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_full_length_loss_matches_enumeration(reduce):
+    frames, labels = _problem()
+    loss = ctc(list(frames), labels, BLANK, reduce=reduce)
+    full = numpy.full(3, 4)
+    expected = _brute_force(frames, labels, full, numpy.full(3, 2))
+    numpy.testing.assert_allclose(loss.array, expected.mean() if reduce == "mean" else expected,
+                                  rtol=1e-10)
+
+
+def test_input_and_label_lengths_are_respected():
+    frames, labels = _problem(seed=1)
+    input_length = numpy.array([4, 3, 2], numpy.int32)
+    label_length = numpy.array([2, 2, 1], numpy.int32)
+    loss = ctc(list(frames), labels, BLANK, input_length, label_length, reduce="no")
+    expected = _brute_force(frames, labels, input_length, label_length)
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-10)
+
+
+def test_empty_labels_mean_all_blank():
+    frames, _ = _problem(seed=2)
+    labels = numpy.zeros((3, 0), numpy.int32)
+    loss = ctc(list(frames), labels, BLANK, reduce="no")
+    shifted = frames - frames.max(axis=2, keepdims=True)
+    log_probs = shifted - numpy.log(numpy.exp(shifted).sum(axis=2, keepdims=True))
+    numpy.testing.assert_allclose(loss.array, -log_probs[:, :, BLANK].sum(axis=0), rtol=1e-10)
+
+
+def test_float32_keeps_its_dtype():
+    frames, labels = _problem()
+    assert ctc(list(frames.astype(numpy.float32)), labels, BLANK).dtype == numpy.float32
+
+
+def test_gradients_match_numerical_ones():
+    frames, labels = _problem(seed=3)
+    input_length = numpy.array([4, 3, 4], numpy.int32)
+    label_length = numpy.array([2, 2, 1], numpy.int32)
+    rng = numpy.random.RandomState(4)
+
+    def loss(*xs):
+        return ctc(list(xs), labels, BLANK, input_length, label_length, reduce="no")
+
+    inputs = tuple(frames)
+    gradient_check.check_backward(loss, inputs, rng.normal(size=3), dtype=numpy.float64)
+    gradient_check.check_double_backward(
+        loss, inputs, rng.normal(size=3), tuple(rng.normal(size=f.shape) for f in inputs),
+        dtype=numpy.float64, atol=1e-3, rtol=1e-3)
+
+
+def test_errors():
+    frames, labels = _problem()
+    xs = list(frames)
+    with pytest.raises(TypeError, match="x must be a list of Variables"):
+        ctc(frames, labels, BLANK)
+    with pytest.raises(TypeError, match="blank_symbol must be non-negative integer"):
+        ctc(xs, labels, 0.0)
+    with pytest.raises(ValueError, match=r"blank_symbol must be in \[0, 3\)"):
+        ctc(xs, labels, 3)
+    with pytest.raises(ValueError, match="reduce of connectionist_temporal_classification"):
+        ctc(xs, labels, BLANK, reduce="sum")
+    with pytest.raises(type_check.InvalidType):
+        ctc(xs, labels.astype(numpy.int64), BLANK)
+    with pytest.raises(type_check.InvalidType):
+        ctc(xs, labels[:2], BLANK)
+    with pytest.raises(type_check.InvalidType):
+        ctc(xs, labels, BLANK, input_length=numpy.full(3, 4, numpy.int64))
+
+
+@pytest.mark.gpu
+def test_matches_numpy_on_gpu(cupy):
+    frames, labels = _problem(seed=5)
+    expected = ctc(list(frames), labels, BLANK, reduce="no").array
+    loss = ctc([cupy.asarray(f) for f in frames], cupy.asarray(labels), BLANK, reduce="no")
+    assert isinstance(loss.array, cupy.ndarray)
+    numpy.testing.assert_allclose(cupy.asnumpy(loss.array), expected, rtol=1e-10)

@@ -1,0 +1,125 @@
+"""BinaryHierarchicalSoftmax: a normalized distribution over the leaves, a loop reference,
+gradients in float64, Huffman trees, errors."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy
+import pytest
+
+import chainer_compat as chainer
+from chainer_compat import gradient_check
+from chainer_compat.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
+from chainer_compat.utils import type_check
+
+TREE = ((0, (3, 1)), (2, 4))  # internal nodes in preorder: root 0, (0,(3,1)) 1, (3,1) 2, (2,4) 3
+
+
+def _leaf_log_probability(tree, W, x, word):  # noqa: N803
+    """Walks the tree recursively: log of the product of branch probabilities to ``word``."""
+    counter = [0]
+
+    def walk(node):
+        if not isinstance(node, tuple):
+            return 0.0 if node == word else None
+        node_id = counter[0]
+        counter[0] += 1
+        go_left = 1 / (1 + numpy.exp(-W[node_id] @ x))
+        left = walk(node[0])
+        right = walk(node[1])
+        if left is not None:
+            return numpy.log(go_left) + left
+        if right is not None:
+            return numpy.log(1 - go_left) + right
+        return None
+
+    return walk(tree)
+
+
+def _link(in_size=3, tree=TREE):
+    with chainer.using_config("dtype", numpy.float64):
+        link = BinaryHierarchicalSoftmax(in_size, tree)
+    link.W.array[...] = numpy.random.RandomState(0).normal(size=link.W.shape)
+    return link
+
+
+def test_w_has_one_row_per_internal_node_and_uniform_init():
+    link = BinaryHierarchicalSoftmax(6, TREE)
+    assert link.W.shape == (4, 6)
+    assert link.W.dtype == numpy.float32
+    assert (numpy.abs(link.W.array) <= 1).all()
+
+
+def test_loss_matches_the_recursive_reference():
+    link = _link()
+    x = numpy.random.RandomState(1).normal(size=(3, 3))
+    t = numpy.array([3, 0, 4], numpy.int32)
+    expected = -sum(_leaf_log_probability(TREE, link.W.array, x[i], t[i]) for i in range(3))
+    numpy.testing.assert_allclose(link(x, t).array, expected, rtol=1e-12)
+
+
+def test_leaf_probabilities_sum_to_one():
+    link = _link()
+    x = numpy.random.RandomState(2).normal(size=(1, 3))
+    total = sum(numpy.exp(-link(x, numpy.array([word], numpy.int32)).array)
+                for word in range(5))
+    numpy.testing.assert_allclose(total, 1.0, rtol=1e-12)
+
+
+def test_ids_missing_from_the_tree_cost_nothing():
+    link = _link(tree=(0, (3, 5)))
+    x = numpy.ones((1, 3))
+    assert float(link(x, numpy.array([4], numpy.int32)).array) == 0
+
+
+def test_gradients_match_numerical_ones():
+    link = _link()
+    t = numpy.array([3, 2, 1, 1], numpy.int32)
+    x = numpy.random.RandomState(3).normal(size=(4, 3))
+    gradient_check.check_backward(lambda x: link(x, t), x, numpy.array(1.5), params=(link.W,),
+                                  dtype=numpy.float64)
+    gradient_check.check_double_backward(
+        lambda x: link(x, t), x, numpy.array(1.5), numpy.random.RandomState(4).normal(size=x.shape),
+        params=(link.W,), params_grad_grad=(numpy.random.RandomState(5).normal(size=(4, 3)),),
+        dtype=numpy.float64, atol=1e-3, rtol=1e-3)
+
+
+def _huffman_cost(counts):
+    heap = list(counts)
+    heapq.heapify(heap)
+    cost = 0
+    while len(heap) > 1:
+        merged = heapq.heappop(heap) + heapq.heappop(heap)
+        cost += merged
+        heapq.heappush(heap, merged)
+    return cost
+
+
+def _depths(tree, depth=0):
+    if not isinstance(tree, tuple):
+        return {tree: depth}
+    return {**_depths(tree[0], depth + 1), **_depths(tree[1], depth + 1)}
+
+
+@pytest.mark.parametrize("counts", [{0: 5, 1: 1, 2: 1, 3: 3}, {i: i + 1 for i in range(9)},
+                                    {"a": 2, "b": 2, "c": 2}])
+def test_huffman_tree_has_minimal_weighted_depth(counts):
+    tree = BinaryHierarchicalSoftmax.create_huffman_tree(counts)
+    depths = _depths(tree)
+    assert set(depths) == set(counts)
+    assert sum(counts[w] * d for w, d in depths.items()) == _huffman_cost(counts.values())
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="word_counts must not be empty"):
+        BinaryHierarchicalSoftmax.create_huffman_tree({})
+    with pytest.raises(ValueError, match="All internal nodes must have two child nodes"):
+        BinaryHierarchicalSoftmax(3, (0, 1, 2))
+    link = BinaryHierarchicalSoftmax(3, TREE)
+    with pytest.raises(type_check.InvalidType):
+        link(numpy.ones((2, 3), numpy.float32), numpy.zeros(2, numpy.int64))
+    with pytest.raises(type_check.InvalidType):
+        link(numpy.ones((2, 4), numpy.float32), numpy.zeros(2, numpy.int32))
+    with pytest.raises(type_check.InvalidType):
+        link(numpy.ones((2, 3), numpy.float64), numpy.zeros(2, numpy.int32))

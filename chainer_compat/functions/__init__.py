@@ -62,7 +62,19 @@ from chainer_compat.functions.array.vstack import Vstack, vstack
 from chainer_compat.functions.array.where import Where, where
 from chainer_compat.functions.connection.bilinear import BilinearFunction, bilinear
 from chainer_compat.functions.connection.convolution_2d import convolution_2d
+from chainer_compat.functions.connection.convolution_nd import (
+    convolution_1d,
+    convolution_3d,
+    convolution_nd,
+)
 from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
+from chainer_compat.functions.connection.deconvolution_nd import (
+    deconvolution_1d,
+    deconvolution_3d,
+    deconvolution_nd,
+)
+from chainer_compat.functions.connection.depthwise_convolution_2d import depthwise_convolution_2d
+from chainer_compat.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 from chainer_compat.functions.connection.embed_id import EmbedIDFunction, embed_id
 from chainer_compat.functions.connection.linear import LinearFunction, linear
 from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
@@ -190,8 +202,20 @@ from chainer_compat.functions.normalization.local_response_normalization import 
     local_response_normalization,
 )
 from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_2d
+from chainer_compat.functions.pooling.average_pooling_nd import (
+    average_pooling_1d,
+    average_pooling_3d,
+    average_pooling_nd,
+)
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
+from chainer_compat.functions.pooling.max_pooling_nd import (
+    max_pooling_1d,
+    max_pooling_3d,
+    max_pooling_nd,
+)
 from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
+from chainer_compat.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
+from chainer_compat.functions.pooling.upsampling_2d import upsampling_2d
 from chainer_compat.functions.rnn.lstm import lstm
 from chainer_compat.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
 from chainer_compat.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
@@ -216,12 +240,15 @@ __all__ = [
     "SquaredError", "Squeeze", "Stack", "Sum", "SumTo", "Swapaxes", "Swish", "Tan", "Tanh",
     "TensorDot", "Tile", "Transpose", "Triplet", "Vstack", "Where",
     "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan", "arctan2",
-    "arctanh", "argmax", "argmax_crf1d", "argmin", "average", "average_pooling_2d", "batch_det",
-    "batch_inv", "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll",
-    "bias", "bilinear", "binary_accuracy", "black_out", "broadcast", "broadcast_to", "cast",
-    "ceil", "clip", "clipped_relu", "concat", "connectionist_temporal_classification",
-    "contrastive", "convolution_2d", "copy", "cos", "cosh", "crelu", "crf1d", "cross_covariance",
-    "cumprod", "cumsum", "deconvolution_2d", "decov", "depth2space", "det", "diagonal", "digamma",
+    "arctanh", "argmax", "argmax_crf1d", "argmin", "average", "average_pooling_1d",
+    "average_pooling_2d", "average_pooling_3d", "average_pooling_nd", "batch_det", "batch_inv",
+    "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll", "bias",
+    "bilinear", "binary_accuracy", "black_out", "broadcast", "broadcast_to", "cast", "ceil",
+    "clip", "clipped_relu", "concat", "connectionist_temporal_classification", "contrastive",
+    "convolution_1d", "convolution_2d", "convolution_3d", "convolution_nd", "copy", "cos", "cosh",
+    "crelu", "crf1d", "cross_covariance", "cumprod", "cumsum", "deconvolution_1d",
+    "deconvolution_2d", "deconvolution_3d", "deconvolution_nd", "decov", "depth2space",
+    "depthwise_convolution_2d", "det", "diagonal", "digamma", "dilated_convolution_2d",
     "discriminative_margin_based_clustering_loss", "dropout", "dstack", "einsum", "elu",
     "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expand_dims", "expm1", "fix",
     "fixed_batch_normalization", "flatten", "flip", "fliplr", "flipud", "floor", "fmod",
@@ -229,14 +256,15 @@ __all__ = [
     "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity", "inv", "layer_normalization",
     "leaky_relu", "lgamma", "linear", "linear_interpolate", "local_response_normalization", "log",
     "log10", "log1p", "log2", "log_ndtr", "log_softmax", "logsumexp", "lstm", "matmul", "max",
-    "max_pooling_2d", "maximum", "maxout", "mean", "mean_absolute_error", "mean_squared_error",
-    "min", "minimum", "moveaxis", "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru",
-    "n_step_lstm", "n_step_rnn", "ndtr", "ndtri", "negative_sampling", "normalize", "pad",
-    "pad_sequence", "permutate", "polygamma", "prelu", "prod", "r2_score", "relu", "relu6",
-    "repeat", "reshape", "rollaxis", "rsqrt", "scale", "scatter_add", "select_item", "selu",
-    "separate", "sigmoid", "sigmoid_cross_entropy", "sign", "sin", "sinh", "slstm", "softmax",
-    "softmax_cross_entropy", "softplus", "space2depth", "split_axis", "sqrt", "square",
-    "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes",
-    "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence", "triplet",
-    "unpooling_2d", "vstack", "where", "zeta",
+    "max_pooling_1d", "max_pooling_2d", "max_pooling_3d", "max_pooling_nd", "maximum", "maxout",
+    "mean", "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis",
+    "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn",
+    "ndtr", "ndtri", "negative_sampling", "normalize", "pad", "pad_sequence", "permutate",
+    "polygamma", "prelu", "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis",
+    "rsqrt", "scale", "scatter_add", "select_item", "selu", "separate", "sigmoid",
+    "sigmoid_cross_entropy", "sign", "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy",
+    "softplus", "space2depth", "split_axis", "sqrt", "square", "squared_difference",
+    "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan", "tanh",
+    "tensordot", "tile", "transpose", "transpose_sequence", "triplet", "unpooling_1d",
+    "unpooling_2d", "unpooling_3d", "unpooling_nd", "upsampling_2d", "vstack", "where", "zeta",
 ]

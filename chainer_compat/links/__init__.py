@@ -9,7 +9,19 @@ from chainer_compat.links.activation.swish import Swish
 from chainer_compat.links.connection.bias import Bias
 from chainer_compat.links.connection.bilinear import Bilinear
 from chainer_compat.links.connection.convolution_2d import Convolution2D
+from chainer_compat.links.connection.convolution_nd import (
+    Convolution1D,
+    Convolution3D,
+    ConvolutionND,
+)
 from chainer_compat.links.connection.deconvolution_2d import Deconvolution2D
+from chainer_compat.links.connection.deconvolution_nd import (
+    Deconvolution1D,
+    Deconvolution3D,
+    DeconvolutionND,
+)
+from chainer_compat.links.connection.depthwise_convolution_2d import DepthwiseConvolution2D
+from chainer_compat.links.connection.dilated_convolution_2d import DilatedConvolution2D
 from chainer_compat.links.connection.embed_id import EmbedID
 from chainer_compat.links.connection.highway import Highway
 from chainer_compat.links.connection.linear import Linear
@@ -36,7 +48,9 @@ from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
 
 __all__ = [
     "BatchNormalization", "Bias", "Bilinear", "BinaryHierarchicalSoftmax", "BlackOut", "CRF1d",
-    "Classifier", "Convolution2D", "Deconvolution2D", "EmbedID", "GRU", "Highway", "LSTM",
+    "Classifier", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionND",
+    "Deconvolution1D", "Deconvolution2D", "Deconvolution3D", "DeconvolutionND",
+    "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID", "GRU", "Highway", "LSTM",
     "LayerNormalization", "Linear", "Maxout", "NStepBiGRU", "NStepBiLSTM", "NStepBiRNNReLU",
     "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU", "NStepRNNTanh", "NegativeSampling",
     "PReLU", "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU",

@@ -13,6 +13,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.utils import argument as argument  # chainer.utils.argument after import
 from chainer_compat.utils import conv as conv  # chainer.utils.conv after import
+from chainer_compat.utils import conv_nd as conv_nd
 from chainer_compat.utils import walker_alias as walker_alias
 from chainer_compat.utils.conv import get_conv_outsize as get_conv_outsize
 from chainer_compat.utils.conv import get_deconv_outsize as get_deconv_outsize

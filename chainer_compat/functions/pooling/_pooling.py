@@ -1,16 +1,18 @@
-"""Window geometry shared by the 2-D poolings: arguments, output sizes, and the gather and
+"""Window geometry shared by the 2-D and N-d poolings: arguments, output sizes, and the gather and
 scatter-add of strided windows. Every loop runs over the kernel window, never over pixels.
 
-Layer 5: imports backend and type_check.
+Layer 5: imports backend, type_check and ``utils.conv_nd``.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
 from chainer_compat import backend
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv_nd import as_tuple
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
@@ -166,3 +168,126 @@ def scatter_windows(values: Any, window: Window, h: int, w: int, scale: Any = No
     for _, ky, kx in window.positions():
         padded[window_slice(ky, kx, window, out_h, out_w)] += values
     return xp.ascontiguousarray(padded[:, :, window.ph:window.ph + h, window.pw:window.pw + w])
+
+
+class WindowND:
+    """The kernel size, stride and padding of an N-d pooling, each a tuple of N ints.
+
+    Args:
+        ndim: Number of spatial axes.
+        ksize: Kernel size: an int or N ints.
+        stride: Stride: an int, N ints, or None for ``ksize``.
+        pad: Padding on each side: an int or N ints.
+
+    Raises:
+        ValueError: If ``ndim`` is below 1, an argument has the wrong length, a kernel size or
+            stride is not positive, or a padding is negative.
+    """
+
+    __slots__ = ("ndim", "ksize", "stride", "pad")
+
+    def __init__(self, ndim: int, ksize: Any, stride: Any, pad: Any) -> None:
+        if ndim < 1:
+            # compat: Chainer's wording.
+            raise ValueError("pooling operation requires at least one spatial dimension.")
+        self.ndim = ndim
+        self.ksize = tuple(int(k) for k in as_tuple(ksize, ndim))
+        self.stride = tuple(int(s) for s in as_tuple(ksize if stride is None else stride, ndim))
+        self.pad = tuple(int(p) for p in as_tuple(pad, ndim))
+        if min(self.ksize) <= 0:
+            raise ValueError(f"ksize must be positive, got {self.ksize}")
+        if min(self.stride) <= 0:
+            raise ValueError(f"stride must be positive, got {self.stride}")
+        if min(self.pad) < 0:
+            raise ValueError(f"pad must not be negative, got {self.pad}")
+
+    def arguments(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """``(ksize, stride, pad)``, to build another node over the same windows."""
+        return self.ksize, self.stride, self.pad
+
+    @property
+    def area(self) -> int:
+        """The number of positions in one window."""
+        total = 1
+        for k in self.ksize:
+            total *= k
+        return total
+
+    def positions(self) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """``(index, offset)`` for each window position, index the row-major flat offset."""
+        return enumerate(itertools.product(*(range(k) for k in self.ksize)))
+
+    def pooled_size(self, spatial: tuple[int, ...], cover_all: bool) -> tuple[int, ...]:
+        """The spatial output shape of pooling an input of spatial shape ``spatial``."""
+        return tuple(conv_outsize(size, k, s, p, cover_all)
+                     for size, k, s, p in zip(spatial, self.ksize, self.stride, self.pad))
+
+    def unpooled_size(self, spatial: tuple[int, ...], cover_all: bool) -> tuple[int, ...]:
+        """The spatial output shape of unpooling an input of spatial shape ``spatial``."""
+        return tuple(deconv_outsize(size, k, s, p, cover_all)
+                     for size, k, s, p in zip(spatial, self.ksize, self.stride, self.pad))
+
+    def canvas_size(self, spatial: tuple[int, ...], outs: tuple[int, ...]) -> tuple[int, ...]:
+        """The padded spatial shape that holds ``spatial`` and every one of ``outs`` windows."""
+        return tuple(max(p + size, s * (o - 1) + k)
+                     for size, o, k, s, p in zip(spatial, outs, self.ksize, self.stride,
+                                                 self.pad))
+
+
+def check_output_size_nd(label: str, x_shape: tuple[int, ...], outs: tuple[int, ...]) -> None:
+    """Raises :class:`OutputSizeError` unless every output size is positive."""
+    if any(out <= 0 for out in outs):
+        raise OutputSizeError(
+            f"output sizes must be positive, got {outs}\n"
+            f"Function: {label}\nInput shape: {x_shape}\n"
+            "Use a smaller ksize or a larger pad.")
+
+
+def pad_volumes(x: Any, window: WindowND, outs: tuple[int, ...], value: float) -> Any:
+    """``x`` padded with ``value`` so that ``outs`` windows fit, the first at ``-pad``."""
+    xp = backend.get_array_module(x)
+    spatial = x.shape[2:]
+    canvas = window.canvas_size(spatial, outs)
+    after = tuple(c - p - size for c, p, size in zip(canvas, window.pad, spatial))
+    if not any(window.pad) and not any(after):
+        return x
+    widths = ((0, 0), (0, 0)) + tuple(zip(window.pad, after))
+    return xp.pad(x, widths, mode="constant", constant_values=value)
+
+
+def window_slice_nd(offset: tuple[int, ...], window: WindowND,
+                    outs: tuple[int, ...]) -> tuple[slice, ...]:
+    """The index of the entries at ``offset`` of every window, in padded volumes."""
+    return (slice(None), slice(None)) + tuple(
+        slice(i, i + s * (o - 1) + 1, s) for i, s, o in zip(offset, window.stride, outs))
+
+
+def crop_padding(padded: Any, window: WindowND, spatial: tuple[int, ...]) -> Any:
+    """The entries of ``padded`` that are not padding, as a contiguous array."""
+    xp = backend.get_array_module(padded)
+    index = (slice(None), slice(None)) + tuple(
+        slice(p, p + size) for p, size in zip(window.pad, spatial))
+    return xp.ascontiguousarray(padded[index])
+
+
+def sum_windows_nd(x: Any, window: WindowND, outs: tuple[int, ...]) -> Any:
+    """The sum of each window of ``x`` (zero padding), of shape ``(n, c, *outs)``."""
+    padded = pad_volumes(x, window, outs, 0)
+    total = None
+    for _, offset in window.positions():
+        part = padded[window_slice_nd(offset, window, outs)]
+        total = part.copy() if total is None else total + part
+    return total
+
+
+def scatter_windows_nd(values: Any, window: WindowND, spatial: tuple[int, ...]) -> Any:
+    """Adds ``values`` (``(n, c, *outs)``) to every entry of each window: the adjoint of
+    :func:`sum_windows_nd`. Returns ``(n, c, *spatial)``; entries in the padding are dropped.
+    """
+    xp = backend.get_array_module(values)
+    outs = tuple(values.shape[2:])
+    canvas = window.canvas_size(spatial, outs)
+    padded = xp.zeros(values.shape[:2] + canvas, dtype=values.dtype)
+    for _, offset in window.positions():
+        padded[window_slice_nd(offset, window, outs)] += values
+    return crop_padding(padded, window, spatial)

@@ -1,0 +1,144 @@
+"""``average_pooling_nd``: the mean of each window over N spatial axes, its 1-D and 3-D forms,
+and its gradient node, whose own gradient is average pooling again.
+
+Layer 5: imports backend, variable, function_node, type_check and ``functions.pooling``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.max_pooling_nd import _check_spatial_ndim
+from chainer_compat.utils import type_check
+
+
+def _divisor(window: _pooling.WindowND, pad_value: Any, spatial: tuple[int, ...],
+             outs: tuple[int, ...], like: Any) -> Any:
+    """What each window's sum is divided by: the window's size, or with ``pad_value=None``
+    an array ``(1, 1, *outs)`` of how many of its entries are not padding."""
+    if pad_value is not None:
+        return like.dtype.type(window.area)
+    xp = backend.get_array_module(like)
+    ones = xp.ones((1, 1) + tuple(spatial), dtype=like.dtype)
+    return _pooling.sum_windows_nd(ones, window, outs)
+
+
+class AveragePoolingND(FunctionNode):
+    """Average pooling over ``ndim`` spatial axes. Use :func:`average_pooling_nd`.
+
+    Raises:
+        ValueError: If ``cover_all`` is true (Chainer does not support it either) or
+            ``pad_value`` is neither 0 nor None.
+    """
+
+    def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
+                 cover_all: bool = False, pad_value: Any = 0) -> None:
+        if not (pad_value is None or pad_value == 0):
+            raise ValueError(f"pad_value must be either 0 or None, not {pad_value}.")
+        if cover_all:
+            raise ValueError("`cover_all` mode is not supported yet.")
+        self.ndim = ndim
+        self.window = _pooling.WindowND(ndim, ksize, stride, pad)
+        self.cover_all = False
+        self.pad_value = pad_value
+        self._in_shape: tuple[int, ...] = ()
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(
+            in_types.size() == 1,
+            in_types[0].dtype.kind == "f",
+            in_types[0].ndim == 2 + self.ndim,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        window = self.window
+        outs = window.pooled_size(x.shape[2:], False)
+        _pooling.check_output_size_nd(self.label, x.shape, outs)
+        total = _pooling.sum_windows_nd(x, window, outs)
+        self._in_shape = x.shape
+        divisor = _divisor(window, self.pad_value, x.shape[2:], outs, x)
+        return (total / divisor).astype(x.dtype, copy=False),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return AveragePoolingNDGrad(self).apply(grad_outputs)
+
+
+class AveragePoolingNDGrad(FunctionNode):
+    """Spreads each output gradient of :class:`AveragePoolingND` over its window."""
+
+    def __init__(self, pooling: AveragePoolingND) -> None:
+        self.ndim = pooling.ndim
+        self.window = pooling.window
+        self.pad_value = pooling.pad_value
+        self._in_shape = pooling._in_shape
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        spatial = tuple(self._in_shape[2:])
+        divisor = _divisor(self.window, self.pad_value, spatial, tuple(gy.shape[2:]), gy)
+        scaled = (gy / divisor).astype(gy.dtype, copy=False)
+        return _pooling.scatter_windows_nd(scaled, self.window, spatial),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        ksize, stride, pad = self.window.arguments()
+        node = AveragePoolingND(self.ndim, ksize, stride, pad, pad_value=self.pad_value)
+        return node.apply(grad_outputs)
+
+
+def average_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
+                       pad_value: Any = 0) -> variable.Variable:
+    """N-dimensional average pooling: the mean of each ``ksize`` window.
+
+    Args:
+        x: Input Variable or array of shape ``(n, c, d_1, ..., d_N)``.
+        ksize: Window size: an int or N ints.
+        stride: Step between windows: an int, N ints, or None for ``ksize``.
+        pad: Padding on each side of each spatial axis: an int or N ints.
+        pad_value: 0 to count the padding as zeros, every window's sum divided by the
+            window's size; None to leave the padding out, each sum divided by the number of
+            input entries in its window.
+
+    Returns:
+        A Variable of shape ``(n, c, l_1, ..., l_N)`` with ``l_i = (d_i + 2 p_i - k_i) // s_i
+        + 1``.
+
+    Raises:
+        ValueError: If ``pad_value`` is neither 0 nor None, or a window argument is out of
+            range or of the wrong length (also raised as AssertionError when the output would
+            be empty).
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not a float array.
+    """
+    node = AveragePoolingND(len(x.shape[2:]), ksize, stride, pad, pad_value=pad_value)
+    y: variable.Variable = node.apply((x,))[0]
+    return y
+
+
+def average_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
+                       pad_value: Any = 0) -> variable.Variable:
+    """1-D average pooling: :func:`average_pooling_nd` on input of shape ``(n, c, d)``.
+
+    Raises:
+        ValueError: If ``x`` does not have exactly one axis after the channel axis, and as
+            :func:`average_pooling_nd` does.
+    """
+    _check_spatial_ndim(x, 1)
+    return average_pooling_nd(x, ksize, stride, pad, pad_value)
+
+
+def average_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
+                       pad_value: Any = 0) -> variable.Variable:
+    """3-D average pooling: :func:`average_pooling_nd` on input of shape ``(n, c, d_1, d_2,
+    d_3)``.
+
+    Raises:
+        ValueError: If ``x`` does not have exactly three axes after the channel axis, and as
+            :func:`average_pooling_nd` does.
+    """
+    _check_spatial_ndim(x, 3)
+    return average_pooling_nd(x, ksize, stride, pad, pad_value)

@@ -1,0 +1,189 @@
+"""``max_pooling_nd``: the maximum of each window over N spatial axes, its 1-D and 3-D forms,
+and its gradient nodes, which scatter to (and gather from) each maximum's position.
+
+Layer 5: imports backend, variable, function_node, type_check and ``functions.pooling``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.pooling import _pooling
+from chainer_compat.utils import type_check
+
+
+class MaxPoolingND(FunctionNode):
+    """Max pooling over ``ndim`` spatial axes. Use :func:`max_pooling_nd`.
+
+    Attributes:
+        indexes: After forward, the row-major flat position of each maximum within its
+            window, an integer array of the output's shape.
+    """
+
+    def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
+                 cover_all: bool = True, return_indices: bool = False) -> None:
+        self.ndim = ndim
+        self.window = _pooling.WindowND(ndim, ksize, stride, pad)
+        self.cover_all = cover_all
+        self.return_indices = return_indices
+        self.indexes: Any = None
+        self._in_shape: tuple[int, ...] = ()
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(
+            in_types.size() == 1,
+            in_types[0].dtype.kind == "f",
+            in_types[0].ndim == 2 + self.ndim,
+            in_types[0].size > 0,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        xp = backend.get_array_module(x)
+        window = self.window
+        outs = window.pooled_size(x.shape[2:], self.cover_all)
+        _pooling.check_output_size_nd(self.label, x.shape, outs)
+        padded = _pooling.pad_volumes(x, window, outs, -float("inf"))
+        # (n, c, prod(ksize), *outs): every window position side by side.
+        candidates = xp.stack(
+            [padded[_pooling.window_slice_nd(offset, window, outs)]
+             for _, offset in window.positions()], axis=2)
+        # Both take the first NaN, as Chainer does.
+        y = candidates.max(axis=2)
+        self.indexes = candidates.argmax(axis=2)
+        self._in_shape = x.shape
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return MaxPoolingNDGrad(self.window, self.indexes, self._in_shape).apply(grad_outputs)
+
+
+class MaxPoolingNDGrad(FunctionNode):
+    """Sends each output gradient to the input entry that was its window's maximum.
+
+    Args:
+        window: The pooling's window.
+        indexes: The flat position of each maximum within its window.
+        in_shape: The shape of the pooled input.
+    """
+
+    def __init__(self, window: _pooling.WindowND, indexes: Any,
+                 in_shape: tuple[int, ...]) -> None:
+        self.window = window
+        self.indexes = indexes
+        self._in_shape = tuple(in_shape)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        window = self.window
+        spatial = self._in_shape[2:]
+        outs = tuple(gy.shape[2:])
+        padded = xp.zeros(self._in_shape[:2] + window.canvas_size(spatial, outs),
+                          dtype=gy.dtype)
+        zero = gy.dtype.type(0)
+        for index, offset in window.positions():
+            padded[_pooling.window_slice_nd(offset, window, outs)] += xp.where(
+                self.indexes == index, gy, zero)
+        return _pooling.crop_padding(padded, window, spatial),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return MaxPoolingNDWithIndexes(self.window, self.indexes).apply(grad_outputs)
+
+
+class MaxPoolingNDWithIndexes(FunctionNode):
+    """Picks from each window the entry at the given flat position: the gradient of
+    :class:`MaxPoolingNDGrad`.
+
+    Args:
+        window: The pooling's window.
+        indexes: The position to pick within each window.
+    """
+
+    def __init__(self, window: _pooling.WindowND, indexes: Any) -> None:
+        self.window = window
+        self.indexes = indexes
+        self._in_shape: tuple[int, ...] = ()
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        xp = backend.get_array_module(x)
+        window = self.window
+        outs = tuple(self.indexes.shape[2:])
+        padded = _pooling.pad_volumes(x, window, outs, 0)
+        y = xp.zeros(self.indexes.shape, dtype=x.dtype)
+        for index, offset in window.positions():
+            part = padded[_pooling.window_slice_nd(offset, window, outs)]
+            y = xp.where(self.indexes == index, part, y)
+        self._in_shape = x.shape
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return MaxPoolingNDGrad(self.window, self.indexes, self._in_shape).apply(grad_outputs)
+
+
+def max_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """N-dimensional max pooling: the largest entry of each ``ksize`` window.
+
+    Args:
+        x: Input Variable or array of shape ``(n, c, d_1, ..., d_N)``.
+        ksize: Window size: an int or N ints.
+        stride: Step between windows: an int, N ints, or None for ``ksize``.
+        pad: Padding on each side of each spatial axis, which never wins the maximum.
+        cover_all: Add a last window overhanging the end of an axis where needed so that
+            every entry is in some window.
+        return_indices: Also return where each maximum was found.
+
+    Returns:
+        A Variable of shape ``(n, c, l_1, ..., l_N)``; with ``return_indices``, the pair of it
+        and an integer array of the row-major flat position of each maximum in its window.
+
+    Raises:
+        ValueError: If a window argument is out of range or of the wrong length (also raised
+            as AssertionError when the output would be empty).
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not a non-empty float array.
+    """
+    node = MaxPoolingND(len(x.shape[2:]), ksize, stride, pad, cover_all, return_indices)
+    y: variable.Variable = node.apply((x,))[0]
+    if return_indices:
+        return y, node.indexes
+    return y
+
+
+def _check_spatial_ndim(x: Any, expected: int) -> None:
+    ndim = len(x.shape[2:])
+    if ndim != expected:
+        # compat: Chainer's wording, which users may match on.
+        raise ValueError(
+            "The number of dimensions under channel dimension of the input 'x' should be "
+            f"{expected}. But the actual ndim was {ndim}.")
+
+
+def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """1-D max pooling: :func:`max_pooling_nd` on input of shape ``(n, c, d)``.
+
+    Raises:
+        ValueError: If ``x`` does not have exactly one axis after the channel axis, and as
+            :func:`max_pooling_nd` does.
+    """
+    _check_spatial_ndim(x, 1)
+    return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)
+
+
+def max_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """3-D max pooling: :func:`max_pooling_nd` on input of shape ``(n, c, d_1, d_2, d_3)``.
+
+    Raises:
+        ValueError: If ``x`` does not have exactly three axes after the channel axis, and as
+            :func:`max_pooling_nd` does.
+    """
+    _check_spatial_ndim(x, 3)
+    return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)

@@ -1,0 +1,101 @@
+"""``upsampling_2d``: the inverse of ``max_pooling_2d`` given its indexes, placing each entry at
+its window's recorded maximum position.
+
+Layer 5: imports variable, function_node, type_check and ``functions.pooling``; the scatter and
+gather by index are ``max_pooling_2d``'s gradient nodes, so they differentiate each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.max_pooling_2d import (
+    MaxPooling2DGrad,
+    MaxPoolingWithIndexes,
+)
+from chainer_compat.utils import type_check
+
+
+class Upsampling2D(FunctionNode):
+    """Upsampling of ``(n, c, h, w)`` planes by max-pooling indexes. Use
+    :func:`upsampling_2d`."""
+
+    def __init__(self, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,
+                 outsize: Any = None, cover_all: bool = True) -> None:
+        self.indexes = indexes
+        self.window = _pooling.Window(ksize, stride, pad)
+        self.cover_all = cover_all
+        self.outh: int | None
+        self.outw: int | None
+        if outsize is None:
+            self.outh, self.outw = None, None
+        else:
+            self.outh, self.outw = outsize
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(in_types.size() == 1)
+        x_type = in_types[0]
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.ndim == 4,
+            x_type.shape == self.indexes.shape,
+        )
+        window = self.window
+        if self.outh is not None:
+            expected_h = _pooling.conv_outsize(
+                self.outh, window.kh, window.sy, window.ph, self.cover_all)
+            type_check.expect(x_type.shape[2] == expected_h)
+        if self.outw is not None:
+            expected_w = _pooling.conv_outsize(
+                self.outw, window.kw, window.sx, window.pw, self.cover_all)
+            type_check.expect(x_type.shape[3] == expected_w)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        n, c, h, w = x.shape
+        default_h, default_w = self.window.unpooled_size(h, w, self.cover_all)
+        if self.outh is None:
+            self.outh = default_h
+        if self.outw is None:
+            self.outw = default_w
+        _pooling.check_output_size(self.label, x.shape, self.outh, self.outw)
+        # Scattering by index is exactly max pooling's gradient, with x as the output grad.
+        scatter = MaxPooling2DGrad(self.window, self.indexes, (n, c, self.outh, self.outw))
+        return scatter.forward((x,))
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return MaxPoolingWithIndexes(self.window, self.indexes).apply(grad_outputs)
+
+
+def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,
+                  outsize: Any = None, cover_all: bool = True) -> variable.Variable:
+    """Upsampling by max-pooling indexes: each entry of ``x`` goes to the position in its
+    window that ``indexes`` records; every other output entry is zero (overlapping windows
+    add).
+
+    Args:
+        x: Input Variable or array of shape ``(n, c, h, w)``.
+        indexes: Integer array of ``x``'s shape: the flat position ``ky * kw + kx`` within
+            each window, as :func:`max_pooling_2d` returns with ``return_indices=True``.
+        ksize: Window size: an int or a pair.
+        stride: Step between windows: an int, a pair, or None for ``ksize``.
+        pad: Cropped from each side of the result.
+        outsize: ``(out_h, out_w)`` of the result, or None for the smallest size that max
+            pooling with the same arguments pools back to ``(h, w)``.
+        cover_all: Whether that pooling used ``cover_all``.
+
+    Returns:
+        A Variable of shape ``(n, c, out_h, out_w)``.
+
+    Raises:
+        ValueError: If a window argument is out of range.
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not a float array of four
+            dimensions of ``indexes``' shape, or pooling ``outsize`` would not give ``(h, w)``.
+    """
+    y: variable.Variable = Upsampling2D(indexes, ksize, stride, pad, outsize,
+                                        cover_all).apply((x,))[0]
+    return y

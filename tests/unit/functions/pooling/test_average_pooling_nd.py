@@ -1,0 +1,95 @@
+"""average_pooling_nd / _1d / _3d: both ``pad_value`` modes against a loop reference,
+agreement with average_pooling_2d at N=2, first and second order gradients, and errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_2d
+from chainer_compat.functions.pooling.average_pooling_nd import (
+    AveragePoolingND,
+    average_pooling_1d,
+    average_pooling_3d,
+    average_pooling_nd,
+)
+from chainer_compat.utils import type_check
+
+
+def _tuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def reference(x, ksize, stride, pad, pad_value):
+    """Each window's mean: over the whole window (padding as zeros) or, with ``pad_value``
+    None, over its input entries only."""
+    ndim = x.ndim - 2
+    ksize, pad = _tuple(ksize, ndim), _tuple(pad, ndim)
+    stride = ksize if stride is None else _tuple(stride, ndim)
+    padded = numpy.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in pad),
+                       constant_values=numpy.nan)
+    outs = tuple((size + 2 * p - k) // s + 1
+                 for size, k, s, p in zip(x.shape[2:], ksize, stride, pad))
+    y = numpy.zeros(x.shape[:2] + outs)
+    for position in itertools.product(*(range(o) for o in outs)):
+        window = tuple(slice(o * s, o * s + k) for o, s, k in zip(position, stride, ksize))
+        block = padded[(slice(None), slice(None)) + window].reshape(x.shape[:2] + (-1,))
+        if pad_value is None:
+            value = numpy.nanmean(block, -1)
+        else:
+            value = numpy.nansum(block, -1) / block.shape[-1]
+        y[(slice(None), slice(None)) + position] = value
+    return y
+
+
+CASES = [
+    ((2, 3, 7), 3, 2, 1),
+    ((1, 2, 6), 2, None, 0),
+    ((1, 2, 5, 4, 3), (2, 3, 2), (2, 1, 1), (1, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("shape,ksize,stride,pad", CASES)
+@pytest.mark.parametrize("pad_value", [0, None])
+def test_forward_and_gradients(shape, ksize, stride, pad, pad_value):
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(-1, 1, shape)
+    y = average_pooling_nd(x, ksize, stride, pad, pad_value)
+    numpy.testing.assert_allclose(y.array, reference(x, ksize, stride, pad, pad_value),
+                                  atol=1e-12)
+    named = average_pooling_1d if len(shape) == 3 else average_pooling_3d
+    numpy.testing.assert_allclose(named(x, ksize, stride, pad, pad_value).array, y.array)
+
+    def f(x):
+        return average_pooling_nd(x, ksize, stride, pad, pad_value)
+
+    gy = rng.uniform(-1, 1, y.shape)
+    gradient_check.check_backward(f, x, gy, atol=1e-6, rtol=1e-5)
+    gradient_check.check_double_backward(f, x, gy, rng.uniform(-1, 1, shape), atol=1e-6,
+                                         rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_two_dims_agree_with_average_pooling_2d(xp, dtype):
+    x = xp.asarray(numpy.random.RandomState(1).uniform(-1, 1, (2, 3, 5, 7)).astype(dtype))
+    y = average_pooling_nd(x, 3, 2, 1)
+    assert y.dtype == dtype
+    expected = average_pooling_2d(x, 3, 2, 1).array
+    assert float(abs(y.array.astype("d") - expected.astype("d")).max()) < 1e-2
+
+
+def test_errors():
+    x = numpy.ones((1, 1, 4, 4))
+    with pytest.raises(ValueError, match="pad_value must be either 0 or None"):
+        average_pooling_nd(x, 2, pad_value=1)
+    with pytest.raises(ValueError, match="cover_all"):
+        AveragePoolingND(2, 2, cover_all=True)
+    with pytest.raises(ValueError, match="should be 1"):
+        average_pooling_1d(x, 2)
+    with pytest.raises(ValueError, match="should be 3"):
+        average_pooling_3d(x, 2)
+    with pytest.raises(type_check.InvalidType):
+        average_pooling_nd(numpy.ones((1, 1, 4), dtype=int), 2)

@@ -12,6 +12,8 @@ from chainer_compat import (
     cuda,
     dataset,
     datasets,
+    distribution,
+    distributions,
     function_hooks,
     functions,
     gradient_check,
@@ -54,6 +56,7 @@ from chainer_compat.configuration import (
     set_debug,
     using_config,
 )
+from chainer_compat.distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
@@ -90,17 +93,18 @@ def get_compute_mode() -> object:
 
 __all__ = [
     "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "DictSummary",
-    "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode", "GradientMethod",
-    "Initializer", "Link", "LinkHook", "Optimizer", "Parameter", "Reporter", "Sequential",
-    "Serializer", "Summary", "UpdateRule", "Variable", "VariableNode",
+    "Distribution", "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode",
+    "GradientMethod", "Initializer", "Link", "LinkHook", "Optimizer", "Parameter", "Reporter",
+    "Sequential", "Serializer", "Summary", "UpdateRule", "Variable", "VariableNode",
     "as_array", "as_variable", "autograd", "backend", "backends", "backward", "compat_version",
-    "config", "configuration", "cuda", "dataset", "datasets",
-    "disable_experimental_feature_warning", "force_backprop_mode", "function_hooks", "functions",
-    "get_array_types", "get_compute_mode", "get_cpu_array_types", "get_current_reporter",
-    "get_device", "get_dtype", "get_function_hooks", "global_config", "grad", "gradient_check",
-    "initializer", "initializers", "install_as_chainer", "is_arrays_compatible", "is_debug",
-    "iterators", "link", "link_hooks", "links", "mixed16", "no_backprop_mode", "optimizer",
-    "optimizer_hooks", "optimizers", "porting", "print_runtime_info", "report", "report_scope",
-    "reporter", "serializer", "serializers", "set_debug", "should_use_cudnn",
-    "should_use_cudnn_tensor_core", "training", "using_config", "using_device", "warnings",
+    "config", "configuration", "cross_entropy", "cuda", "dataset", "datasets",
+    "disable_experimental_feature_warning", "distribution", "distributions", "force_backprop_mode",
+    "function_hooks", "functions", "get_array_types", "get_compute_mode", "get_cpu_array_types",
+    "get_current_reporter", "get_device", "get_dtype", "get_function_hooks", "global_config",
+    "grad", "gradient_check", "initializer", "initializers", "install_as_chainer",
+    "is_arrays_compatible", "is_debug", "iterators", "kl_divergence", "link", "link_hooks",
+    "links", "mixed16", "no_backprop_mode", "optimizer", "optimizer_hooks", "optimizers",
+    "porting", "print_runtime_info", "register_kl", "report", "report_scope", "reporter",
+    "serializer", "serializers", "set_debug", "should_use_cudnn", "should_use_cudnn_tensor_core",
+    "training", "using_config", "using_device", "warnings",
 ]

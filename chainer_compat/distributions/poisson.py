@@ -1,0 +1,77 @@
+"""``Poisson``: the Poisson distribution over counts with rate ``lam``, with its KL divergence.
+
+Layer 8: imports backend, distribution, functions and variable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, distribution, variable
+from chainer_compat import functions as F
+from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import utils as dutils
+
+__all__ = ["Poisson"]
+
+
+class Poisson(distribution.Distribution):
+    """The Poisson distribution with mass ``lam^x exp(-lam) / x!``.
+
+    Args:
+        lam: The rate (positive).
+    """
+
+    def __init__(self, lam: Any) -> None:
+        super().__init__()
+        self._lam_input = lam
+
+    @_cached_property
+    def lam(self) -> variable.Variable:
+        """The rate."""
+        return variable.as_variable(self._lam_input)
+
+    @_cached_property
+    def _log_lam(self) -> variable.Variable:
+        return F.log(self.lam)
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return self.lam.shape
+
+    @property
+    def event_shape(self) -> tuple[int, ...]:
+        return ()
+
+    def log_prob(self, x: Any) -> variable.Variable:
+        """The log mass at the counts ``x`` (treated as data: no gradient flows to ``x``)."""
+        xp = backend.get_array_module(self.lam)
+        counts = xp.asarray(variable.as_array(x), dtype=self.lam.dtype)
+        return counts * self._log_lam - F.lgamma(counts + 1) - self.lam
+
+    @_cached_property
+    def mean(self) -> variable.Variable:
+        return self.lam
+
+    @_cached_property
+    def variance(self) -> variable.Variable:
+        return self.lam
+
+    @property
+    def params(self) -> dict[str, variable.Variable]:
+        return {"lam": self.lam}
+
+    @property
+    def support(self) -> str:
+        return "non negative integer"
+
+    def sample_n(self, n: int) -> variable.Variable:
+        """Draws counts as floats in the dtype of ``lam`` (not differentiable)."""
+        xp = dutils._array_module(self.lam)
+        return variable.Variable(dutils._draw(
+            xp, "poisson", self.lam.dtype, self.lam.array, size=(n,) + self.batch_shape))
+
+
+@distribution.register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(dist1: Poisson, dist2: Poisson) -> variable.Variable:
+    return dist1.lam * (dist1._log_lam - dist2._log_lam) - dist1.lam + dist2.lam

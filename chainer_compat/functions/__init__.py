@@ -15,12 +15,14 @@ from chainer_compat.functions.activation.log_softmax import LogSoftmax, log_soft
 from chainer_compat.functions.activation.maxout import maxout
 from chainer_compat.functions.activation.prelu import PReLUFunction, prelu
 from chainer_compat.functions.activation.relu import ReLU, relu
+from chainer_compat.functions.activation.rrelu import rrelu
 from chainer_compat.functions.activation.selu import selu
 from chainer_compat.functions.activation.sigmoid import Sigmoid, sigmoid
 from chainer_compat.functions.activation.softmax import Softmax, softmax
 from chainer_compat.functions.activation.softplus import Softplus, softplus
 from chainer_compat.functions.activation.swish import Swish, swish
 from chainer_compat.functions.activation.tanh import Tanh, tanh
+from chainer_compat.functions.array.as_strided import as_strided
 from chainer_compat.functions.array.broadcast import (
     Broadcast,
     BroadcastTo,
@@ -40,12 +42,14 @@ from chainer_compat.functions.array.fliplr import FlipLR, fliplr
 from chainer_compat.functions.array.flipud import FlipUD, flipud
 from chainer_compat.functions.array.get_item import GetItem, get_item
 from chainer_compat.functions.array.hstack import Hstack, hstack
+from chainer_compat.functions.array.im2col import im2col
 from chainer_compat.functions.array.moveaxis import Moveaxis, moveaxis
 from chainer_compat.functions.array.pad import Pad, pad
 from chainer_compat.functions.array.pad_sequence import pad_sequence
 from chainer_compat.functions.array.permutate import Permutate, permutate
 from chainer_compat.functions.array.repeat import Repeat, repeat
 from chainer_compat.functions.array.reshape import Reshape, reshape
+from chainer_compat.functions.array.resize_images import resize_images
 from chainer_compat.functions.array.rollaxis import Rollaxis, rollaxis
 from chainer_compat.functions.array.scatter_add import ScatterAdd, scatter_add
 from chainer_compat.functions.array.select_item import SelectItem, select_item
@@ -77,8 +81,15 @@ from chainer_compat.functions.connection.depthwise_convolution_2d import depthwi
 from chainer_compat.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 from chainer_compat.functions.connection.embed_id import EmbedIDFunction, embed_id
 from chainer_compat.functions.connection.linear import LinearFunction, linear
+from chainer_compat.functions.connection.shift import shift
 from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
 from chainer_compat.functions.evaluation.binary_accuracy import BinaryAccuracy, binary_accuracy
+from chainer_compat.functions.evaluation.classification_summary import (
+    classification_summary,
+    f1_score,
+    precision,
+    recall,
+)
 from chainer_compat.functions.evaluation.r2_score import R2_score, r2_score
 from chainer_compat.functions.loss.absolute_error import AbsoluteError, absolute_error
 from chainer_compat.functions.loss.black_out import black_out
@@ -132,6 +143,7 @@ from chainer_compat.functions.math.erfcx import erfcx
 from chainer_compat.functions.math.erfinv import erfinv
 from chainer_compat.functions.math.exponential import Exp, Log, Log2, Log10, exp, log, log2, log10
 from chainer_compat.functions.math.exponential_m1 import Expm1, expm1
+from chainer_compat.functions.math.fft import fft, ifft
 from chainer_compat.functions.math.fix import fix
 from chainer_compat.functions.math.floor import floor
 from chainer_compat.functions.math.fmod import Fmod, fmod
@@ -164,6 +176,7 @@ from chainer_compat.functions.math.polygamma import polygamma
 from chainer_compat.functions.math.prod import Prod, prod
 from chainer_compat.functions.math.scale import scale
 from chainer_compat.functions.math.sign import sign
+from chainer_compat.functions.math.sparse_matmul import sparse_matmul
 from chainer_compat.functions.math.sqrt import RsqrtGPU, Sqrt, rsqrt, sqrt
 from chainer_compat.functions.math.square import Square, square
 from chainer_compat.functions.math.sum import Sum, SumTo, sum, sum_to
@@ -188,10 +201,21 @@ from chainer_compat.functions.math.zeta import zeta
 from chainer_compat.functions.noise.dropout import Dropout, dropout
 from chainer_compat.functions.noise.gaussian import Gaussian, gaussian
 from chainer_compat.functions.noise.gumbel_softmax import gumbel_softmax
+from chainer_compat.functions.noise.simplified_dropconnect import simplified_dropconnect
+from chainer_compat.functions.noise.zoneout import zoneout
 from chainer_compat.functions.normalization.batch_normalization import (
     batch_normalization,
     fixed_batch_normalization,
 )
+from chainer_compat.functions.normalization.batch_renormalization import (
+    batch_renormalization,
+    fixed_batch_renormalization,
+)
+from chainer_compat.functions.normalization.decorrelated_batch_normalization import (
+    decorrelated_batch_normalization,
+    fixed_decorrelated_batch_normalization,
+)
+from chainer_compat.functions.normalization.group_normalization import group_normalization
 from chainer_compat.functions.normalization.l2_normalization import NormalizeL2, normalize
 from chainer_compat.functions.normalization.layer_normalization import (
     LayerNormalization,
@@ -213,6 +237,7 @@ from chainer_compat.functions.pooling.max_pooling_nd import (
     max_pooling_3d,
     max_pooling_nd,
 )
+from chainer_compat.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
 from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
 from chainer_compat.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
 from chainer_compat.functions.pooling.upsampling_2d import upsampling_2d
@@ -221,6 +246,7 @@ from chainer_compat.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
 from chainer_compat.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
 from chainer_compat.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from chainer_compat.functions.rnn.slstm import slstm
+from chainer_compat.functions.util.forget import forget
 
 mean = average  # compat: Chainer's F.mean is average
 
@@ -240,31 +266,36 @@ __all__ = [
     "SquaredError", "Squeeze", "Stack", "Sum", "SumTo", "Swapaxes", "Swish", "Tan", "Tanh",
     "TensorDot", "Tile", "Transpose", "Triplet", "Vstack", "Where",
     "absolute", "absolute_error", "accuracy", "add", "arccos", "arcsin", "arctan", "arctan2",
-    "arctanh", "argmax", "argmax_crf1d", "argmin", "average", "average_pooling_1d",
+    "arctanh", "argmax", "argmax_crf1d", "argmin", "as_strided", "average", "average_pooling_1d",
     "average_pooling_2d", "average_pooling_3d", "average_pooling_nd", "batch_det", "batch_inv",
-    "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "bernoulli_nll", "bias",
-    "bilinear", "binary_accuracy", "black_out", "broadcast", "broadcast_to", "cast", "ceil",
-    "clip", "clipped_relu", "concat", "connectionist_temporal_classification", "contrastive",
-    "convolution_1d", "convolution_2d", "convolution_3d", "convolution_nd", "copy", "cos", "cosh",
-    "crelu", "crf1d", "cross_covariance", "cumprod", "cumsum", "deconvolution_1d",
-    "deconvolution_2d", "deconvolution_3d", "deconvolution_nd", "decov", "depth2space",
-    "depthwise_convolution_2d", "det", "diagonal", "digamma", "dilated_convolution_2d",
-    "discriminative_margin_based_clustering_loss", "dropout", "dstack", "einsum", "elu",
-    "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expand_dims", "expm1", "fix",
-    "fixed_batch_normalization", "flatten", "flip", "fliplr", "flipud", "floor", "fmod",
-    "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item", "gumbel_softmax",
-    "hard_sigmoid", "hinge", "hstack", "huber_loss", "identity", "inv", "layer_normalization",
-    "leaky_relu", "lgamma", "linear", "linear_interpolate", "local_response_normalization", "log",
-    "log10", "log1p", "log2", "log_ndtr", "log_softmax", "logsumexp", "lstm", "matmul", "max",
-    "max_pooling_1d", "max_pooling_2d", "max_pooling_3d", "max_pooling_nd", "maximum", "maxout",
-    "mean", "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis",
-    "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn",
-    "ndtr", "ndtri", "negative_sampling", "normalize", "pad", "pad_sequence", "permutate",
-    "polygamma", "prelu", "prod", "r2_score", "relu", "relu6", "repeat", "reshape", "rollaxis",
-    "rsqrt", "scale", "scatter_add", "select_item", "selu", "separate", "sigmoid",
-    "sigmoid_cross_entropy", "sign", "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy",
-    "softplus", "space2depth", "split_axis", "sqrt", "square", "squared_difference",
+    "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "batch_renormalization",
+    "bernoulli_nll", "bias", "bilinear", "binary_accuracy", "black_out", "broadcast",
+    "broadcast_to", "cast", "ceil", "classification_summary", "clip", "clipped_relu", "concat",
+    "connectionist_temporal_classification", "contrastive", "convolution_1d", "convolution_2d",
+    "convolution_3d", "convolution_nd", "copy", "cos", "cosh", "crelu", "crf1d",
+    "cross_covariance", "cumprod", "cumsum", "deconvolution_1d", "deconvolution_2d",
+    "deconvolution_3d", "deconvolution_nd", "decorrelated_batch_normalization", "decov",
+    "depth2space", "depthwise_convolution_2d", "det", "diagonal", "digamma",
+    "dilated_convolution_2d", "discriminative_margin_based_clustering_loss", "dropout", "dstack",
+    "einsum", "elu", "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expand_dims",
+    "expm1", "f1_score", "fft", "fix", "fixed_batch_normalization", "fixed_batch_renormalization",
+    "fixed_decorrelated_batch_normalization", "flatten", "flip", "fliplr", "flipud", "floor",
+    "fmod", "forget", "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item",
+    "group_normalization", "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss",
+    "identity", "ifft", "im2col", "inv", "layer_normalization", "leaky_relu", "lgamma", "linear",
+    "linear_interpolate", "local_response_normalization", "log", "log10", "log1p", "log2",
+    "log_ndtr", "log_softmax", "logsumexp", "lstm", "matmul", "max", "max_pooling_1d",
+    "max_pooling_2d", "max_pooling_3d", "max_pooling_nd", "maximum", "maxout", "mean",
+    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "n_step_bigru",
+    "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn", "ndtr", "ndtri",
+    "negative_sampling", "normalize", "pad", "pad_sequence", "permutate", "polygamma", "precision",
+    "prelu", "prod", "r2_score", "recall", "relu", "relu6", "repeat", "reshape", "resize_images",
+    "rollaxis", "rrelu", "rsqrt", "scale", "scatter_add", "select_item", "selu", "separate",
+    "shift", "sigmoid", "sigmoid_cross_entropy", "sign", "simplified_dropconnect", "sin", "sinh",
+    "slstm", "softmax", "softmax_cross_entropy", "softplus", "space2depth", "sparse_matmul",
+    "spatial_pyramid_pooling_2d", "split_axis", "sqrt", "square", "squared_difference",
     "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan", "tanh",
     "tensordot", "tile", "transpose", "transpose_sequence", "triplet", "unpooling_1d",
     "unpooling_2d", "unpooling_3d", "unpooling_nd", "upsampling_2d", "vstack", "where", "zeta",
+    "zoneout",
 ]

@@ -5,6 +5,7 @@ Layer 8: imports links, functions, initializers and the Link base only.
 
 from chainer_compat.links.activation.maxout import Maxout
 from chainer_compat.links.activation.prelu import PReLU
+from chainer_compat.links.activation.simplified_dropconnect import SimplifiedDropconnect
 from chainer_compat.links.activation.swish import Swish
 from chainer_compat.links.connection.bias import Bias
 from chainer_compat.links.connection.bilinear import Bilinear
@@ -33,6 +34,11 @@ from chainer_compat.links.loss.hierarchical_softmax import BinaryHierarchicalSof
 from chainer_compat.links.loss.negative_sampling import NegativeSampling
 from chainer_compat.links.model.classifier import Classifier
 from chainer_compat.links.normalization.batch_normalization import BatchNormalization
+from chainer_compat.links.normalization.batch_renormalization import BatchRenormalization
+from chainer_compat.links.normalization.decorrelated_batch_normalization import (
+    DecorrelatedBatchNormalization,
+)
+from chainer_compat.links.normalization.group_normalization import GroupNormalization
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
 from chainer_compat.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 from chainer_compat.links.rnn.lstm import LSTM, StatelessLSTM
@@ -47,12 +53,13 @@ from chainer_compat.links.rnn.n_step_rnn import (
 from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
 
 __all__ = [
-    "BatchNormalization", "Bias", "Bilinear", "BinaryHierarchicalSoftmax", "BlackOut", "CRF1d",
-    "Classifier", "Convolution1D", "Convolution2D", "Convolution3D", "ConvolutionND",
-    "Deconvolution1D", "Deconvolution2D", "Deconvolution3D", "DeconvolutionND",
-    "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID", "GRU", "Highway", "LSTM",
-    "LayerNormalization", "Linear", "Maxout", "NStepBiGRU", "NStepBiLSTM", "NStepBiRNNReLU",
-    "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU", "NStepRNNTanh", "NegativeSampling",
-    "PReLU", "Parameter", "Scale", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU",
+    "BatchNormalization", "BatchRenormalization", "Bias", "Bilinear", "BinaryHierarchicalSoftmax",
+    "BlackOut", "CRF1d", "Classifier", "Convolution1D", "Convolution2D", "Convolution3D",
+    "ConvolutionND", "Deconvolution1D", "Deconvolution2D", "Deconvolution3D", "DeconvolutionND",
+    "DecorrelatedBatchNormalization", "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID",
+    "GRU", "GroupNormalization", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout",
+    "NStepBiGRU", "NStepBiLSTM", "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM",
+    "NStepRNNReLU", "NStepRNNTanh", "NegativeSampling", "PReLU", "Parameter", "Scale",
+    "SimplifiedDropconnect", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU",
     "StatelessLSTM", "Swish",
 ]

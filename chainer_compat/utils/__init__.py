@@ -14,9 +14,13 @@ from chainer_compat import backend
 from chainer_compat.utils import argument as argument  # chainer.utils.argument after import
 from chainer_compat.utils import conv as conv  # chainer.utils.conv after import
 from chainer_compat.utils import conv_nd as conv_nd
+from chainer_compat.utils import sparse as sparse
 from chainer_compat.utils import walker_alias as walker_alias
 from chainer_compat.utils.conv import get_conv_outsize as get_conv_outsize
 from chainer_compat.utils.conv import get_deconv_outsize as get_deconv_outsize
+from chainer_compat.utils.sparse import CooMatrix as CooMatrix
+from chainer_compat.utils.sparse import get_order as get_order
+from chainer_compat.utils.sparse import to_coo as to_coo
 from chainer_compat.utils.walker_alias import WalkerAlias as WalkerAlias
 
 

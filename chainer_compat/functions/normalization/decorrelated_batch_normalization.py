@@ -1,0 +1,246 @@
+"""``decorrelated_batch_normalization`` (ZCA whitening of channel groups with the batch's
+statistics) and ``fixed_decorrelated_batch_normalization`` (with given statistics).
+
+Layer 5: imports backend, variable, function_node, type_check, utils.argument and
+``functions`` (transpose, reshape, matmul, sum).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.expand_dims import expand_dims as _expand_dims
+from chainer_compat.functions.array.reshape import reshape as _reshape
+from chainer_compat.functions.array.transpose import transpose as _transpose
+from chainer_compat.functions.math.matmul import matmul as _matmul
+from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.utils import argument, type_check
+
+
+def _to_groups(x: Any, groups: int) -> Any:
+    """``(b, c, *spatial)`` to ``(groups, c // groups, b * prod(spatial))``: the columns of each
+    group's matrix are the samples (over batch and space) of its channels."""
+    order = (1, 0) + tuple(range(2, x.ndim))
+    return x.transpose(order).reshape(groups, x.shape[1] // groups, -1)
+
+
+def _from_groups(y: Any, shape: tuple[int, ...]) -> Any:
+    """The inverse of :func:`_to_groups` for an input of ``shape``."""
+    order = (1, 0) + tuple(range(2, len(shape)))
+    return y.reshape((shape[1], shape[0]) + tuple(shape[2:])).transpose(order)
+
+
+class DecorrelatedBatchNormalization(FunctionNode):
+    """Decorrelated batch normalization with the batch's statistics. Use
+    :func:`decorrelated_batch_normalization`.
+
+    Args:
+        groups: Number of channel groups whitened independently.
+        eps: Added to the diagonal of each covariance matrix.
+        mean: Running mean of shape ``(groups, C)``, updated in place, or None.
+        projection: Running projection of shape ``(groups, C, C)``, updated in place, or None.
+        decay: Weight of the old running values.
+    """
+
+    def __init__(self, groups: int = 16, eps: float = 2e-5, mean: Any = None,
+                 projection: Any = None, decay: float = 0.9) -> None:
+        self.groups = groups
+        self.eps = eps
+        self.running_mean = mean
+        self.running_projection = projection
+        self.decay = decay
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(in_types.size() == 1)
+        x_type = in_types[0]
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.shape[1] % self.groups == 0,
+        )
+        type_check.expect(x_type.ndim >= 2)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        xp = backend.get_array_module(x)
+        grouped = _to_groups(x, self.groups)
+        count = grouped.shape[2]
+        size = grouped.shape[1]
+        mean = grouped.mean(axis=2, keepdims=True)
+        centered = grouped - mean
+        covariance = xp.matmul(centered, centered.transpose(0, 2, 1)) / x.dtype.type(count)
+        covariance += x.dtype.type(self.eps) * xp.eye(size, dtype=x.dtype)
+        eigenvalues, eigenvectors = xp.linalg.eigh(covariance)
+        # ZCA whitening: the inverse square root of the covariance, V diag(w^-1/2) V^T.
+        whitening = xp.matmul(eigenvectors * (eigenvalues ** -0.5)[:, None, :],
+                              eigenvectors.transpose(0, 2, 1))
+        self._centered = centered
+        self._eigenvalues = eigenvalues
+        self._eigenvectors = eigenvectors
+        self._whitening = whitening
+        if self.running_mean is not None:
+            self.running_mean *= self.decay
+            self.running_mean += (1 - self.decay) * mean[:, :, 0]
+        if self.running_projection is not None:
+            # compat: Chainer scales the projection (not a variance) by m / (m - 1).
+            unbiased = count / max(count - 1.0, 1.0)
+            self.running_projection *= self.decay
+            self.running_projection += (1 - self.decay) * unbiased * whitening
+        y = xp.matmul(whitening, centered)
+        return _from_groups(y, x.shape),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gradient = DecorrelatedBatchNormalizationGrad(
+            self.groups, self._centered, self._eigenvalues, self._eigenvectors,
+            self._whitening)
+        return gradient.apply(grad_outputs)
+
+
+class DecorrelatedBatchNormalizationGrad(FunctionNode):
+    """The gradient of :class:`DecorrelatedBatchNormalization` (first order only)."""
+
+    def __init__(self, groups: int, centered: Any, eigenvalues: Any, eigenvectors: Any,
+                 whitening: Any) -> None:
+        self.groups = groups
+        self.centered = centered
+        self.eigenvalues = eigenvalues
+        self.eigenvectors = eigenvectors
+        self.whitening = whitening
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        g_grouped = _to_groups(gy, self.groups)
+        centered, vectors = self.centered, self.eigenvectors
+        count = centered.shape[2]
+        # y = W c with W = S^-1/2 and S = c c^T / m + eps I.
+        g_whitening = xp.matmul(g_grouped, centered.transpose(0, 2, 1))
+        # Derivative of the matrix function S^-1/2 in S's eigenbasis (Daleckii-Krein): the
+        # divided differences of w^-1/2, written in a form that stays finite for equal
+        # eigenvalues (where it is the derivative -w^-3/2 / 2).
+        roots = xp.sqrt(self.eigenvalues)
+        divided = -1.0 / (roots[:, :, None] * roots[:, None, :]
+                          * (roots[:, :, None] + roots[:, None, :]))
+        rotated = xp.matmul(xp.matmul(vectors.transpose(0, 2, 1), g_whitening), vectors)
+        g_covariance = xp.matmul(xp.matmul(vectors, rotated * divided),
+                                 vectors.transpose(0, 2, 1))
+        g_centered = xp.matmul(self.whitening.transpose(0, 2, 1), g_grouped) + xp.matmul(
+            g_covariance + g_covariance.transpose(0, 2, 1), centered) / gy.dtype.type(count)
+        g_grouped_x = g_centered - g_centered.mean(axis=2, keepdims=True)
+        return _from_groups(g_grouped_x, gy.shape).astype(gy.dtype, copy=False),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # compat: Chainer's type and wording; the eigenvectors' own gradient is not written.
+        raise NotImplementedError(
+            "Double backward is not implemented for decorrelated batch normalization.")
+
+
+class FixedDecorrelatedBatchNormalization(FunctionNode):
+    """Decorrelated batch normalization with given statistics. Use
+    :func:`fixed_decorrelated_batch_normalization`.
+
+    Args:
+        groups: Number of channel groups.
+    """
+
+    def __init__(self, groups: int) -> None:
+        self.groups = groups
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(in_types.size() == 3)
+        x_type, mean_type, projection_type = in_types
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            mean_type.dtype == x_type.dtype,
+            projection_type.dtype == x_type.dtype,
+        )
+        type_check.expect(x_type.ndim >= 2)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x, mean, projection = inputs
+        xp = backend.get_array_module(x)
+        centered = _to_groups(x, self.groups) - mean[:, :, None]
+        return _from_groups(xp.matmul(projection, centered), x.shape),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # Composed of differentiable functions, so the gradient has gradients too.
+        x, mean, projection = self.get_retained_inputs()
+        gy, = grad_outputs
+        shape = x.shape
+        order = (1, 0) + tuple(range(2, len(shape)))
+        size = shape[1] // self.groups
+        g_grouped = _reshape(_transpose(gy, order), (self.groups, size, -1))
+        g_centered = _matmul(projection, g_grouped, transa=True)
+        grads: list[Any] = []
+        if 0 in indexes:
+            swapped_shape = (shape[1], shape[0]) + tuple(shape[2:])
+            grads.append(_transpose(_reshape(g_centered, swapped_shape), order))
+        if 1 in indexes:
+            grads.append(-_sum(g_centered, axis=2))
+        if 2 in indexes:
+            grouped = _reshape(_transpose(x, order), (self.groups, size, -1))
+            centered = grouped - _expand_dims(mean, 2)
+            grads.append(_matmul(g_grouped, centered, transb=True))
+        return tuple(grads)
+
+
+def decorrelated_batch_normalization(x: Any, **kwargs: Any) -> variable.Variable:
+    """decorrelated_batch_normalization(x, *, groups=16, eps=2e-5, running_mean=None, \
+running_projection=None, decay=0.9)
+
+    Decorrelated batch normalization: splits the channels into ``groups`` groups and
+    ZCA-whitens each group with the batch's mean and covariance (over the batch and spatial
+    axes), so that the output channels of a group are zero-mean and uncorrelated.
+
+    Args:
+        x: Float input of shape ``(N, C, ...)``; ``groups`` must divide ``C``.
+        **kwargs: ``groups`` (16), ``eps`` (2e-5, added to the covariance's diagonal),
+            ``running_mean`` (array of shape ``(groups, C // groups)`` updated in place, or
+            None), ``running_projection`` (``(groups, C // groups, C // groups)``, likewise),
+            ``decay`` (0.9).
+
+    Returns:
+        A Variable of ``x``'s shape and dtype. First-order gradients only (as in Chainer).
+
+    Raises:
+        TypeError: On an unknown keyword.
+        chainer_compat.utils.type_check.InvalidType: On a non-float ``x`` or if ``groups``
+            does not divide the channels.
+
+    See: `Decorrelated Batch Normalization <https://arxiv.org/abs/1804.08450>`_
+    """
+    groups, eps, running_mean, running_projection, decay = argument.parse_kwargs(
+        kwargs, ("groups", 16), ("eps", 2e-5), ("running_mean", None),
+        ("running_projection", None), ("decay", 0.9))
+    node = DecorrelatedBatchNormalization(groups, eps, running_mean, running_projection, decay)
+    return node.apply((x,))[0]
+
+
+def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
+                                           groups: int = 16) -> variable.Variable:
+    """Decorrelated batch normalization with given statistics (inference): each group of
+    channels is centred by ``mean`` and multiplied by ``projection``.
+
+    Args:
+        x: Float input of shape ``(N, C, ...)``.
+        mean: Mean of shape ``(groups, C // groups)`` and ``x``'s dtype.
+        projection: Whitening matrices of shape ``(groups, C // groups, C // groups)``.
+        groups: Number of channel groups.
+
+    Returns:
+        A Variable of ``x``'s shape and dtype; gradients flow to all three inputs.
+
+    Compat:
+        Chainer's gradients for ``mean`` and ``projection`` are wrong (and of the wrong
+        shape for the projection); these are the true gradients, and they are
+        differentiable.
+
+    Raises:
+        chainer_compat.utils.type_check.InvalidType: On wrong dtypes or ranks.
+    """
+    return FixedDecorrelatedBatchNormalization(groups).apply((x, mean, projection))[0]

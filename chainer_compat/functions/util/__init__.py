@@ -1,0 +1,1 @@
+"""Utility functions of ``chainer.functions`` that wrap other computations (``forget``)."""

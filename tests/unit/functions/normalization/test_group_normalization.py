@@ -1,0 +1,62 @@
+"""group_normalization: values, mixed precision, first and second order gradients, devices."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from chainer_compat import gradient_check
+from chainer_compat.functions.normalization.group_normalization import group_normalization
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") else numpy.asarray(array)
+
+
+def _reference(x, groups, gamma, beta, eps):
+    n, c = x.shape[:2]
+    grouped = x.astype(numpy.float64).reshape(n, groups, -1)
+    normalized = (grouped - grouped.mean(axis=2, keepdims=True)) / numpy.sqrt(
+        grouped.var(axis=2, keepdims=True) + eps)
+    return (normalized.reshape(n, c, -1) * gamma[:, None] + beta[:, None]).reshape(x.shape)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6), 3), ((3, 4, 5), 1), ((2, 8, 2, 3), 8)])
+def test_forward_matches_numpy(xp, shape, groups):
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(numpy.float32)
+    gamma = rng.uniform(0.5, 1.5, shape[1]).astype(numpy.float32)
+    beta = rng.standard_normal(shape[1]).astype(numpy.float32)
+    y = group_normalization(xp.asarray(x), groups, xp.asarray(gamma), xp.asarray(beta))
+    assert y.dtype == numpy.float32
+    numpy.testing.assert_allclose(_host(y.array), _reference(x, groups, gamma, beta, 1e-5),
+                                  rtol=1e-4, atol=1e-5)
+
+
+def test_float16_input_with_float32_parameters_keeps_input_dtype():
+    rng = numpy.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 3)).astype(numpy.float16)
+    gamma, beta = numpy.ones(4, numpy.float32), numpy.zeros(4, numpy.float32)
+    y = group_normalization(x, 2, gamma, beta)
+    assert y.dtype == numpy.float16
+    numpy.testing.assert_allclose(y.array, _reference(x, 2, gamma, beta, 1e-5), atol=3e-3)
+
+
+def test_gradients_of_first_and_second_order():
+    rng = numpy.random.default_rng(2)
+    x = rng.standard_normal((2, 6, 3))
+    gamma, beta = rng.uniform(0.5, 1.5, 6), rng.standard_normal(6)
+
+    def function(x, gamma, beta):
+        return group_normalization(x, 3, gamma, beta, eps=1e-2)
+
+    gy = rng.standard_normal(x.shape)
+    gradient_check.check_backward(function, (x, gamma, beta), gy)
+    gradient_check.check_double_backward(
+        function, (x, gamma, beta), gy,
+        (rng.standard_normal(x.shape), rng.standard_normal(6), rng.standard_normal(6)))
+
+
+def test_channel_count_not_divisible_by_groups_names_both():
+    with pytest.raises(ValueError, match="channels 6 is not divisible by 'groups' argument 4"):
+        group_normalization(numpy.zeros((1, 6, 2)), 4, numpy.ones(6), numpy.zeros(6))

@@ -6,7 +6,7 @@ Layer 8: re-exports its submodules.
 
 from __future__ import annotations
 
-from chainer_compat.dataset import convert, dataset_mixin, download, iterator
+from chainer_compat.dataset import convert, dataset_mixin, download, iterator, tabular
 from chainer_compat.dataset.convert import (
     ConcatWithAsyncTransfer,
     Converter,
@@ -23,22 +23,11 @@ from chainer_compat.dataset.download import (
     set_dataset_root,
 )
 from chainer_compat.dataset.iterator import Iterator
+from chainer_compat.dataset.tabular.tabular_dataset import TabularDataset
 
 __all__ = [
-    "ConcatWithAsyncTransfer",
-    "Converter",
-    "DatasetMixin",
-    "Iterator",
-    "cache_or_load_file",
-    "cached_download",
-    "concat_examples",
-    "convert",
-    "converter",
-    "dataset_mixin",
-    "download",
-    "get_dataset_directory",
-    "get_dataset_root",
-    "iterator",
-    "set_dataset_root",
-    "to_device",
+    "ConcatWithAsyncTransfer", "Converter", "DatasetMixin", "Iterator", "TabularDataset",
+    "cache_or_load_file", "cached_download", "concat_examples", "convert", "converter",
+    "dataset_mixin", "download", "get_dataset_directory", "get_dataset_root", "iterator",
+    "set_dataset_root", "tabular", "to_device",
 ]

@@ -77,10 +77,14 @@ from chainer_compat.functions.connection.deconvolution_nd import (
     deconvolution_3d,
     deconvolution_nd,
 )
+from chainer_compat.functions.connection.deformable_convolution_2d_sampler import (
+    deformable_convolution_2d_sampler,
+)
 from chainer_compat.functions.connection.depthwise_convolution_2d import depthwise_convolution_2d
 from chainer_compat.functions.connection.dilated_convolution_2d import dilated_convolution_2d
 from chainer_compat.functions.connection.embed_id import EmbedIDFunction, embed_id
 from chainer_compat.functions.connection.linear import LinearFunction, linear
+from chainer_compat.functions.connection.local_convolution_2d import local_convolution_2d
 from chainer_compat.functions.connection.shift import shift
 from chainer_compat.functions.evaluation.accuracy import Accuracy, accuracy
 from chainer_compat.functions.evaluation.binary_accuracy import BinaryAccuracy, binary_accuracy
@@ -246,6 +250,7 @@ from chainer_compat.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
 from chainer_compat.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
 from chainer_compat.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from chainer_compat.functions.rnn.slstm import slstm
+from chainer_compat.functions.rnn.tree_lstm import tree_lstm
 from chainer_compat.functions.util.forget import forget
 
 mean = average  # compat: Chainer's F.mean is average
@@ -275,27 +280,27 @@ __all__ = [
     "convolution_3d", "convolution_nd", "copy", "cos", "cosh", "crelu", "crf1d",
     "cross_covariance", "cumprod", "cumsum", "deconvolution_1d", "deconvolution_2d",
     "deconvolution_3d", "deconvolution_nd", "decorrelated_batch_normalization", "decov",
-    "depth2space", "depthwise_convolution_2d", "det", "diagonal", "digamma",
-    "dilated_convolution_2d", "discriminative_margin_based_clustering_loss", "dropout", "dstack",
-    "einsum", "elu", "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp", "expand_dims",
-    "expm1", "f1_score", "fft", "fix", "fixed_batch_normalization", "fixed_batch_renormalization",
-    "fixed_decorrelated_batch_normalization", "flatten", "flip", "fliplr", "flipud", "floor",
-    "fmod", "forget", "gaussian", "gaussian_kl_divergence", "gaussian_nll", "get_item",
-    "group_normalization", "gumbel_softmax", "hard_sigmoid", "hinge", "hstack", "huber_loss",
-    "identity", "ifft", "im2col", "inv", "layer_normalization", "leaky_relu", "lgamma", "linear",
-    "linear_interpolate", "local_response_normalization", "log", "log10", "log1p", "log2",
-    "log_ndtr", "log_softmax", "logsumexp", "lstm", "matmul", "max", "max_pooling_1d",
-    "max_pooling_2d", "max_pooling_3d", "max_pooling_nd", "maximum", "maxout", "mean",
-    "mean_absolute_error", "mean_squared_error", "min", "minimum", "moveaxis", "n_step_bigru",
-    "n_step_bilstm", "n_step_birnn", "n_step_gru", "n_step_lstm", "n_step_rnn", "ndtr", "ndtri",
-    "negative_sampling", "normalize", "pad", "pad_sequence", "permutate", "polygamma", "precision",
-    "prelu", "prod", "r2_score", "recall", "relu", "relu6", "repeat", "reshape", "resize_images",
-    "rollaxis", "rrelu", "rsqrt", "scale", "scatter_add", "select_item", "selu", "separate",
-    "shift", "sigmoid", "sigmoid_cross_entropy", "sign", "simplified_dropconnect", "sin", "sinh",
-    "slstm", "softmax", "softmax_cross_entropy", "softplus", "space2depth", "sparse_matmul",
-    "spatial_pyramid_pooling_2d", "split_axis", "sqrt", "square", "squared_difference",
-    "squared_error", "squeeze", "stack", "sum", "sum_to", "swapaxes", "swish", "tan", "tanh",
-    "tensordot", "tile", "transpose", "transpose_sequence", "triplet", "unpooling_1d",
-    "unpooling_2d", "unpooling_3d", "unpooling_nd", "upsampling_2d", "vstack", "where", "zeta",
-    "zoneout",
+    "deformable_convolution_2d_sampler", "depth2space", "depthwise_convolution_2d", "det",
+    "diagonal", "digamma", "dilated_convolution_2d", "discriminative_margin_based_clustering_loss",
+    "dropout", "dstack", "einsum", "elu", "embed_id", "erf", "erfc", "erfcinv", "erfcx", "erfinv",
+    "exp", "expand_dims", "expm1", "f1_score", "fft", "fix", "fixed_batch_normalization",
+    "fixed_batch_renormalization", "fixed_decorrelated_batch_normalization", "flatten", "flip",
+    "fliplr", "flipud", "floor", "fmod", "forget", "gaussian", "gaussian_kl_divergence",
+    "gaussian_nll", "get_item", "group_normalization", "gumbel_softmax", "hard_sigmoid", "hinge",
+    "hstack", "huber_loss", "identity", "ifft", "im2col", "inv", "layer_normalization",
+    "leaky_relu", "lgamma", "linear", "linear_interpolate", "local_convolution_2d",
+    "local_response_normalization", "log", "log10", "log1p", "log2", "log_ndtr", "log_softmax",
+    "logsumexp", "lstm", "matmul", "max", "max_pooling_1d", "max_pooling_2d", "max_pooling_3d",
+    "max_pooling_nd", "maximum", "maxout", "mean", "mean_absolute_error", "mean_squared_error",
+    "min", "minimum", "moveaxis", "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru",
+    "n_step_lstm", "n_step_rnn", "ndtr", "ndtri", "negative_sampling", "normalize", "pad",
+    "pad_sequence", "permutate", "polygamma", "precision", "prelu", "prod", "r2_score", "recall",
+    "relu", "relu6", "repeat", "reshape", "resize_images", "rollaxis", "rrelu", "rsqrt", "scale",
+    "scatter_add", "select_item", "selu", "separate", "shift", "sigmoid", "sigmoid_cross_entropy",
+    "sign", "simplified_dropconnect", "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy",
+    "softplus", "space2depth", "sparse_matmul", "spatial_pyramid_pooling_2d", "split_axis", "sqrt",
+    "square", "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to",
+    "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence",
+    "tree_lstm", "triplet", "unpooling_1d", "unpooling_2d", "unpooling_3d", "unpooling_nd",
+    "upsampling_2d", "vstack", "where", "zeta", "zoneout",
 ]

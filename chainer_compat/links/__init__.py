@@ -21,11 +21,16 @@ from chainer_compat.links.connection.deconvolution_nd import (
     Deconvolution3D,
     DeconvolutionND,
 )
+from chainer_compat.links.connection.deformable_convolution_2d import DeformableConvolution2D
 from chainer_compat.links.connection.depthwise_convolution_2d import DepthwiseConvolution2D
 from chainer_compat.links.connection.dilated_convolution_2d import DilatedConvolution2D
 from chainer_compat.links.connection.embed_id import EmbedID
 from chainer_compat.links.connection.highway import Highway
+from chainer_compat.links.connection.inception import Inception
+from chainer_compat.links.connection.inceptionbn import InceptionBN
 from chainer_compat.links.connection.linear import Linear
+from chainer_compat.links.connection.local_convolution_2d import LocalConvolution2D
+from chainer_compat.links.connection.mlp_convolution_2d import MLPConvolution2D
 from chainer_compat.links.connection.parameter import Parameter
 from chainer_compat.links.connection.scale import Scale
 from chainer_compat.links.loss.black_out import BlackOut
@@ -42,6 +47,7 @@ from chainer_compat.links.normalization.group_normalization import GroupNormaliz
 from chainer_compat.links.normalization.layer_normalization import LayerNormalization
 from chainer_compat.links.rnn.gru import GRU, StatefulGRU, StatelessGRU
 from chainer_compat.links.rnn.lstm import LSTM, StatelessLSTM
+from chainer_compat.links.rnn.mgu import StatefulMGU, StatelessMGU
 from chainer_compat.links.rnn.n_step_gru import NStepBiGRU, NStepGRU
 from chainer_compat.links.rnn.n_step_lstm import NStepBiLSTM, NStepLSTM
 from chainer_compat.links.rnn.n_step_rnn import (
@@ -51,15 +57,19 @@ from chainer_compat.links.rnn.n_step_rnn import (
     NStepRNNTanh,
 )
 from chainer_compat.links.rnn.peephole import StatefulPeepholeLSTM
+from chainer_compat.links.rnn.tree_lstm import ChildSumTreeLSTM, NaryTreeLSTM
+from chainer_compat.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 
 __all__ = [
     "BatchNormalization", "BatchRenormalization", "Bias", "Bilinear", "BinaryHierarchicalSoftmax",
-    "BlackOut", "CRF1d", "Classifier", "Convolution1D", "Convolution2D", "Convolution3D",
-    "ConvolutionND", "Deconvolution1D", "Deconvolution2D", "Deconvolution3D", "DeconvolutionND",
-    "DecorrelatedBatchNormalization", "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID",
-    "GRU", "GroupNormalization", "Highway", "LSTM", "LayerNormalization", "Linear", "Maxout",
-    "NStepBiGRU", "NStepBiLSTM", "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM",
-    "NStepRNNReLU", "NStepRNNTanh", "NegativeSampling", "PReLU", "Parameter", "Scale",
-    "SimplifiedDropconnect", "StatefulGRU", "StatefulPeepholeLSTM", "StatelessGRU",
-    "StatelessLSTM", "Swish",
+    "BlackOut", "CRF1d", "ChildSumTreeLSTM", "Classifier", "Convolution1D", "Convolution2D",
+    "Convolution3D", "ConvolutionND", "Deconvolution1D", "Deconvolution2D", "Deconvolution3D",
+    "DeconvolutionND", "DecorrelatedBatchNormalization", "DeformableConvolution2D",
+    "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID", "GRU", "GroupNormalization",
+    "Highway", "Inception", "InceptionBN", "LSTM", "LayerNormalization", "Linear",
+    "LocalConvolution2D", "MLPConvolution2D", "Maxout", "NStepBiGRU", "NStepBiLSTM",
+    "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU", "NStepRNNTanh",
+    "NaryTreeLSTM", "NegativeSampling", "PReLU", "Parameter", "Scale", "SimplifiedDropconnect",
+    "StatefulGRU", "StatefulMGU", "StatefulPeepholeLSTM", "StatefulZoneoutLSTM", "StatelessGRU",
+    "StatelessLSTM", "StatelessMGU", "Swish",
 ]

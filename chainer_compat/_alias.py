@@ -39,7 +39,24 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         # The import system has just set module.__spec__ to the alias spec; the module keeps its
         # own, so that importlib.reload and tools reading __spec__.name see chainer_compat.
+        alias = module.__spec__.name if module.__spec__ is not None else None
         module.__spec__ = self._own_spec
+        if alias is not None:
+            _alias_loaded_submodules(self._target, alias)
+
+
+def _alias_loaded_submodules(target: str, alias: str) -> None:
+    """Registers the already imported submodules of ``target`` under ``alias``'s names too.
+
+    Importing a submodule the import system has not seen under its alias name sets it as an
+    attribute of the parent package, and the parent is chainer_compat's own module: that would
+    replace a function that shares the submodule's name (``chainer.dataset.tabular.from_data``
+    is both). A name already in ``sys.modules`` is returned as it is, as in Chainer.
+    """
+    prefix = target + "."
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix):
+            sys.modules.setdefault(alias + name[len(target):], module)
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -158,6 +175,7 @@ def install_as_chainer() -> None:
     if not any(isinstance(finder, _AliasFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder())
     sys.modules[_ALIAS] = sys.modules[_PACKAGE]
+    _alias_loaded_submodules(_PACKAGE, _ALIAS)
     _install_chainerx_stub()
     for name in _surface.TOP_LEVEL_SUBMODULES:
         if importlib.util.find_spec(f"{_PACKAGE}.{name}") is not None:

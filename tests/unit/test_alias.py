@@ -265,3 +265,21 @@ def test_import_chainer_compat_as_chainer_has_chainers_top_level_submodules():
     assert run.stdout.split() == [], (
         f"`import chainer_compat` must make {run.stdout.split()} attributes, as "
         f"`import chainer` does in Chainer")
+
+
+def test_importing_a_submodule_by_its_alias_keeps_a_same_named_function():
+    """``chainer.dataset.tabular.from_data`` is both a module and the function the package
+    exports; importing the module under the alias must not replace the function (the import
+    system sets a newly seen submodule as an attribute of its parent). A fresh interpreter, so
+    no other test has imported the alias names first."""
+    script = ("import chainer_compat\n"
+              "chainer_compat.install_as_chainer()\n"
+              "import chainer.dataset.tabular.from_data\n"
+              "import chainer.links.connection.linear\n"
+              "import chainer\n"
+              "print(callable(chainer.dataset.tabular.from_data),\n"
+              "      isinstance(chainer.links.Linear, type))\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=False, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True"]

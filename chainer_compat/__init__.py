@@ -12,6 +12,7 @@ from chainer_compat import (
     cuda,
     dataset,
     datasets,
+    device_resident,
     distribution,
     distributions,
     function_hooks,
@@ -56,6 +57,7 @@ from chainer_compat.configuration import (
     set_debug,
     using_config,
 )
+from chainer_compat.device_resident import DeviceResident
 from chainer_compat.distribution import Distribution, cross_entropy, kl_divergence, register_kl
 from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
@@ -92,12 +94,12 @@ def get_compute_mode() -> object:
 
 
 __all__ = [
-    "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "DictSummary",
-    "Distribution", "Fallback", "Function", "FunctionAdapter", "FunctionHook", "FunctionNode",
-    "GradientMethod", "Initializer", "Link", "LinkHook", "Optimizer", "Parameter", "Reporter",
-    "Sequential", "Serializer", "Summary", "UpdateRule", "Variable", "VariableNode",
+    "AbstractSerializer", "Chain", "ChainList", "DebugMode", "Deserializer", "DeviceResident",
+    "DictSummary", "Distribution", "Fallback", "Function", "FunctionAdapter", "FunctionHook",
+    "FunctionNode", "GradientMethod", "Initializer", "Link", "LinkHook", "Optimizer", "Parameter",
+    "Reporter", "Sequential", "Serializer", "Summary", "UpdateRule", "Variable", "VariableNode",
     "as_array", "as_variable", "autograd", "backend", "backends", "backward", "compat_version",
-    "config", "configuration", "cross_entropy", "cuda", "dataset", "datasets",
+    "config", "configuration", "cross_entropy", "cuda", "dataset", "datasets", "device_resident",
     "disable_experimental_feature_warning", "distribution", "distributions", "force_backprop_mode",
     "function_hooks", "functions", "get_array_types", "get_compute_mode", "get_cpu_array_types",
     "get_current_reporter", "get_device", "get_dtype", "get_function_hooks", "global_config",

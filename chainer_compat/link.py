@@ -1,8 +1,7 @@
 """``Link``, ``Chain`` and ``ChainList``: the building blocks that own parameters, persistent
 values and child links, and move, copy and serialize them together.
 
-Layer 8: imports backend, initializers, function_hook, link_hook, variable; cuda only inside
-``to_gpu``.
+Layer 8: imports backend, device_resident, initializers, function_hook, link_hook, variable.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy
 
 from chainer_compat import backend, initializers
+from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
 from chainer_compat.function_hook import _register_hook
 from chainer_compat.link_hook import (
     LinkHook,
@@ -63,7 +63,7 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
 
 
-class Link:
+class Link(DeviceResident):
     """A building block of models: it owns parameters and persistent values.
 
     Parameters are :class:`~chainer_compat.Parameter` objects assigned to attributes inside
@@ -351,16 +351,8 @@ class Link:
                     target[name] = copy.deepcopy(source[name])
 
     # ----------------------------------------------------------------------------- devices
-    @property
-    def device(self) -> backend.Device:
-        """The device the link's arrays live on."""
-        return self._device
-
-    @property
-    def xp(self) -> Any:
-        """The array module of the link's device: numpy or cupy."""
-        return self._device.xp
-
+    # device, xp, to_device, to_cpu, to_gpu, to_chx and from_chx come from DeviceResident,
+    # which moves what device_resident_accept visits.
     @property
     def _device_id(self) -> int | None:
         warnings.warn(
@@ -369,74 +361,26 @@ class Link:
         device = self._device
         return device.device.id if isinstance(device, backend.GpuDevice) else None
 
-    def to_device(self, device: Any) -> Link:
-        """Moves parameters and persistent arrays of the whole hierarchy to ``device``.
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        """Applies ``visitor`` to this link, its parameters, its persistent arrays and (through
+        their own ``device_resident_accept``) its children.
+
+        A link that owns other arrays or Variables (a recurrent state, a sampler) overrides this,
+        calls ``super()``, and visits them too, so that ``to_device`` moves them.
 
         Args:
-            device: A device or a specifier :func:`chainer_compat.get_device` accepts.
-
-        Returns:
-            This link.
+            visitor: A :class:`~chainer_compat.device_resident.DeviceResidentsVisitor`.
         """
-        self._to_device(backend.get_device(device), keep_gpu_arrays=False)
-        return self
-
-    def to_cpu(self) -> Link:
-        """Moves the hierarchy's parameters and persistent arrays to the host; returns self."""
-        self._to_device(backend.CpuDevice(), keep_gpu_arrays=False)
-        return self
-
-    def to_gpu(self, device: Any = None) -> Link:
-        """Moves the hierarchy's parameters and persistent arrays to a CUDA device.
-
-        Args:
-            device: Device ID or specifier; None means the current CUDA device.
-
-        Returns:
-            This link.
-
-        Raises:
-            RuntimeError: If CuPy or a CUDA device is missing.
-        """
-        from chainer_compat.backends import cuda  # optional backend, loaded on use
-
-        cuda.check_cuda_available()
-        cuda_device = cuda._cuda_device_or_current(device)
-        # compat: as Chainer's to_gpu, arrays already on some GPU stay where they are.
-        self._to_device(backend.GpuDevice(cuda_device), keep_gpu_arrays=True)
-        return self
-
-    def to_intel64(self) -> Link:
-        """Raises: iDeep is not supported by chainer_compat."""
-        raise RuntimeError(
-            "to_intel64 must not be used: chainer_compat does not support iDeep; the CPU "
-            "device ('@numpy', to_cpu()) runs the same code")
-
-    def to_chainerx(self) -> Link:
-        """Raises: ChainerX is not supported by chainer_compat."""
-        raise RuntimeError(
-            "to_chainerx must not be used: chainer_compat does not support ChainerX; use "
-            "to_device('@numpy') or to_device('@cupy:N')")
-
-    def from_chainerx(self) -> Link:
-        """Returns self: without ChainerX, no link ever lives there."""
-        return self
-
-    def _to_device(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        for link in self.links():
-            link._move_own_arrays(device, keep_gpu_arrays)
-
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
+        super().device_resident_accept(visitor)
         attributes = self.__dict__
-        for name in self._params:
-            param = attributes[name]
-            if not (keep_gpu_arrays and backend.is_cupy_array(param.array)):
-                param.to_device(device)
-        for name in self._persistent:
+        for name in sorted(self._params):  # sorted: a move visits in the same order each run
+            visitor.visit_variable(attributes[name])
+        for name in sorted(self._persistent):
             value = attributes[name]
-            if _is_array(value) and not (keep_gpu_arrays and backend.is_cupy_array(value)):
-                attributes[name] = device.send(value)
-        self._device = device
+            if _is_array(value):
+                attributes[name] = visitor.visit_array(value)
+        for child in self.children():
+            child.device_resident_accept(visitor)
 
     # ----------------------------------------------------------------------------- traversal
     def params(self, include_uninit: bool = True) -> Iterator[Parameter]:

@@ -1,7 +1,7 @@
 """``WalkerAlias``: draws integers from a fixed discrete distribution in constant time per draw,
 with Walker's alias method.
 
-Layer 1: imports numpy and the backend.
+Layer 1: imports numpy, the backend and device_resident.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
 
 __all__ = ["WalkerAlias"]
 
 
-class WalkerAlias:
+class WalkerAlias(DeviceResident):
     """Sampler of integers ``i`` in ``[0, len(probs))`` with probability ``probs[i] / sum(probs)``.
 
     The table splits the range into ``n`` equal columns; column ``i`` keeps ``i`` with
@@ -64,32 +65,15 @@ class WalkerAlias:
         self._device: backend.Device = backend.get_device("@numpy")
 
     @property
-    def device(self) -> backend.Device:
-        """The device the table lives on."""
-        return self._device
-
-    @property
     def use_gpu(self) -> bool:
         """Whether the table lives on a CUDA device."""
         return backend.is_cupy_array(self.threshold)
 
-    def to_device(self, device: Any) -> WalkerAlias:
-        """Moves the table to ``device`` (anything :func:`backend.get_device` accepts)."""
-        target = backend.get_device(device)
-        self.threshold = target.send(self.threshold)
-        self.values = target.send(self.values)
-        self._device = target
-        return self
-
-    def to_gpu(self, device: Any = None) -> WalkerAlias:
-        """Moves the table to a CUDA device: the current one when ``device`` is None."""
-        if device is None:
-            device = backend.current_cuda_device_id()
-        return self.to_device(("@cupy", device) if isinstance(device, int) else device)
-
-    def to_cpu(self) -> WalkerAlias:
-        """Moves the table to the host."""
-        return self.to_device("@numpy")
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        """Visits the table's two arrays (``to_device`` and friends move them)."""
+        super().device_resident_accept(visitor)
+        self.threshold = visitor.visit_array(self.threshold)
+        self.values = visitor.visit_array(self.values)
 
     def sample(self, shape: Any) -> Any:
         """Returns an ``int32`` array of the given shape drawn from the distribution.

@@ -490,9 +490,9 @@ def test_unsupported_backends_raise():
     with pytest.raises(RuntimeError, match="iDeep"):
         Link().to_intel64()
     with pytest.raises(RuntimeError, match="ChainerX"):
-        Link().to_chainerx()
+        Link().to_chx()
     link = Link()
-    assert link.from_chainerx() is link
+    assert link.from_chx() is link
 
 
 def test_device_id_is_deprecated():

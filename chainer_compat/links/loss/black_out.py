@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, link, variable
+from chainer_compat import link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.loss.black_out import black_out
 from chainer_compat.utils.walker_alias import WalkerAlias
 
@@ -44,10 +45,9 @@ class BlackOut(link.Link):
         with self.init_scope():
             self.W = variable.Parameter(shape=(len(counts), in_size))
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        if not (keep_gpu_arrays and self.sampler.use_gpu):
-            self.sampler.to_device(device)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        self.sampler.device_resident_accept(visitor)
 
     def forward(self, x: Any, t: Any) -> variable.Variable:
         """Returns the mean BlackOut loss of inputs ``x`` ``(N, in_size)`` against ids ``t``."""

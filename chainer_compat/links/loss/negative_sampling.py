@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, configuration, link, variable
+from chainer_compat import configuration, link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.loss.negative_sampling import negative_sampling
 from chainer_compat.utils import argument
 from chainer_compat.utils.walker_alias import WalkerAlias
@@ -47,10 +48,9 @@ class NegativeSampling(link.Link):
             # compat: W takes the default dtype, not ``dtype``, as in Chainer.
             self.W = variable.Parameter(0, (len(counts), in_size))
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        if not (keep_gpu_arrays and self.sampler.use_gpu):
-            self.sampler.to_device(device)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        self.sampler.device_resident_accept(visitor)
 
     def forward(self, x: Any, t: Any, reduce: str = "sum", **kwargs: Any) -> Any:
         """Returns the negative sampling loss of inputs ``x`` ``(N, in_size)`` against ``int32``

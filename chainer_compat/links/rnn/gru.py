@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, link, variable
+from chainer_compat import link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.math.linear_interpolate import linear_interpolate
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, move_state
+from chainer_compat.links.rnn.lstm import check_state, visit_state
 
 __all__ = ["GRU", "GRUBase", "StatefulGRU", "StatelessGRU"]
 
@@ -98,9 +99,9 @@ class StatefulGRU(GRUBase):
         self.state_size = out_size
         self.reset_state()
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        move_state(self.h, device, keep_gpu_arrays)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        visit_state(visitor, self.h)
 
     def set_state(self, h: variable.Variable) -> None:
         """Sets the state, moving it to the link's device.

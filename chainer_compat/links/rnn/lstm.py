@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, initializers, link, utils, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.rnn.lstm import lstm, split_gates
@@ -33,12 +34,11 @@ def check_state(name: str, value: Any) -> None:
             f"as chainer.Variable({name})")
 
 
-def move_state(state: variable.Variable | None, device: backend.Device,
-               keep_gpu_arrays: bool) -> None:
-    """Moves a recurrent state Variable along with its link's parameters."""
-    if state is None or (keep_gpu_arrays and backend.is_cupy_array(state.array)):
-        return
-    state.to_device(device)
+def visit_state(visitor: DeviceResidentsVisitor, *states: variable.Variable | None) -> None:
+    """Hands a recurrent state's Variables to a device visitor, with the link's parameters."""
+    for state in states:
+        if state is not None:
+            visitor.visit_variable(state)
 
 
 class LSTMBase(link.Chain):
@@ -173,10 +173,9 @@ class LSTM(LSTMBase):
                          forget_bias_init)
         self.reset_state()
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        move_state(self.c, device, keep_gpu_arrays)
-        move_state(self.h, device, keep_gpu_arrays)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        visit_state(visitor, self.c, self.h)
 
     def set_state(self, c: variable.Variable, h: variable.Variable) -> None:
         """Sets the state, moving it to the link's device.

@@ -10,12 +10,13 @@ from typing import Any
 
 from chainer_compat import backend, link, variable
 from chainer_compat.configuration import get_dtype
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.math.linear_interpolate import linear_interpolate
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, move_state
+from chainer_compat.links.rnn.lstm import check_state, visit_state
 
 __all__ = ["MGUBase", "StatefulMGU", "StatelessMGU"]
 
@@ -86,9 +87,9 @@ class StatefulMGU(MGUBase):
         self._state_size = out_size
         self.reset_state()
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        move_state(self.h, device, keep_gpu_arrays)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        visit_state(visitor, self.h)
 
     def set_state(self, h: variable.Variable) -> None:
         """Sets the state, moving it to the link's device.

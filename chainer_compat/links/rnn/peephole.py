@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.rnn.lstm import split_gate_variables
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import move_state
+from chainer_compat.links.rnn.lstm import visit_state
 
 __all__ = ["StatefulPeepholeLSTM"]
 
@@ -58,10 +59,9 @@ class StatefulPeepholeLSTM(link.Chain):
             self.peep_f = Linear(out_size, out_size, nobias=True)
             self.peep_o = Linear(out_size, out_size, nobias=True)
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        move_state(self.c, device, keep_gpu_arrays)
-        move_state(self.h, device, keep_gpu_arrays)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        visit_state(visitor, self.c, self.h)
 
     def reset_state(self) -> None:
         """Forgets the state: the next call starts from zeros."""

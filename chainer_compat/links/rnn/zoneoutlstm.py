@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.noise.zoneout import zoneout
 from chainer_compat.functions.rnn.lstm import split_gate_variables
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, move_state
+from chainer_compat.links.rnn.lstm import check_state, visit_state
 from chainer_compat.utils import argument
 
 __all__ = ["StatefulZoneoutLSTM"]
@@ -67,10 +68,9 @@ class StatefulZoneoutLSTM(link.Chain):
             self.upward = Linear(in_size, 4 * out_size)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True)
 
-    def _move_own_arrays(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
-        super()._move_own_arrays(device, keep_gpu_arrays)
-        move_state(self.c, device, keep_gpu_arrays)
-        move_state(self.h, device, keep_gpu_arrays)
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        visit_state(visitor, self.c, self.h)
 
     def set_state(self, c: variable.Variable, h: variable.Variable) -> None:
         """Sets the state, moving it to the link's device.

@@ -40,7 +40,7 @@ from chainer_compat.testing.parameterized import (
     product_dict,
 )
 from chainer_compat.testing.random import fix_random, generate_seed
-from chainer_compat.testing.serializer import save_and_load, save_and_load_npz
+from chainer_compat.testing.serializer import save_and_load, save_and_load_hdf5, save_and_load_npz
 from chainer_compat.testing.training import get_trainer_with_mock_updater
 from chainer_compat.testing.unary_math_function_test import unary_math_function_unittest
 
@@ -73,6 +73,7 @@ __all__ = [
     "LinkTestError",
     "get_trainer_with_mock_updater",
     "save_and_load",
+    "save_and_load_hdf5",
     "save_and_load_npz",
     "unary_math_function_unittest",
     "assert_allclose",

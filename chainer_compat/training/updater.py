@@ -6,6 +6,7 @@ Layer 8: re-exports.
 from __future__ import annotations
 
 from chainer_compat.training._updater import Updater
+from chainer_compat.training.updaters.parallel_updater import ParallelUpdater
 from chainer_compat.training.updaters.standard_updater import StandardUpdater
 
-__all__ = ["StandardUpdater", "Updater"]
+__all__ = ["ParallelUpdater", "StandardUpdater", "Updater"]

@@ -1,14 +1,13 @@
 """``snapshot`` and ``snapshot_object``: extensions that save the trainer (or any object with a
 ``serialize`` method) to ``<trainer.out>/<filename>``.
 
-Layer 8: imports ``configuration``, ``serializers`` and ``training.extension``.
+Layer 8: imports ``configuration``, ``serializers``, ``training.extension`` and
+``training.extensions.snapshot_writers``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from chainer_compat import configuration
 from chainer_compat.serializers import npz
 from chainer_compat.training import extension
+from chainer_compat.training.extensions import snapshot_writers
 from chainer_compat.utils import argument
 
 __all__ = ["snapshot", "snapshot_object"]
@@ -33,29 +33,6 @@ class _SerializedTarget(dict):  # type: ignore[type-arg]
     def serialize(self, serializer: Any) -> None:
         for key, value in self.items():
             serializer(key, value)
-
-
-class _SimpleWriter:
-    """Writes a snapshot with ``savefun`` to a temporary file, then moves it into place."""
-
-    def __init__(self, savefun: Callable[[str, Any], Any]) -> None:
-        self._savefun = savefun
-        self._post_save_hooks: list[Callable[[], Any]] = []
-
-    def __call__(self, filename: str, outdir: str, target: Any) -> None:
-        os.makedirs(outdir, exist_ok=True)
-        temporary_dir = tempfile.mkdtemp(prefix="tmp" + filename, dir=outdir)
-        try:
-            temporary_path = os.path.join(temporary_dir, filename)
-            self._savefun(temporary_path, target)
-            shutil.move(temporary_path, os.path.join(outdir, filename))
-        finally:
-            shutil.rmtree(temporary_dir, ignore_errors=True)
-        for hook in self._post_save_hooks:
-            hook()
-
-    def _add_cleanup_hook(self, hook: Callable[[], Any]) -> None:
-        self._post_save_hooks.append(hook)
 
 
 def _snapshot_files(pattern: str, path: str) -> list[tuple[float, str]]:
@@ -85,7 +62,7 @@ class _Snapshot(extension.Extension):
         self._target = target
         self.filename = filename
         self.condition = _always_true if condition is None else condition
-        self.writer = _SimpleWriter(npz.save_npz) if writer is None else writer
+        self.writer = snapshot_writers.SimpleWriter(npz.save_npz) if writer is None else writer
         self._snapshot_on_error = snapshot_on_error
         self.n_retains = n_retains
         self.autoload = autoload
@@ -171,7 +148,7 @@ def snapshot(savefun: Callable[[str, Any], Any] | None = None,
         # compat: Chainer's wording.
         raise TypeError("savefun and writer arguments cannot be specified together.")
     if writer is None:
-        writer = _SimpleWriter(npz.save_npz if savefun is None else savefun)
+        writer = snapshot_writers.SimpleWriter(npz.save_npz if savefun is None else savefun)
     return _Snapshot(target=target, condition=condition, writer=writer, filename=filename,
                      snapshot_on_error=snapshot_on_error, n_retains=n_retains,
                      autoload=autoload)

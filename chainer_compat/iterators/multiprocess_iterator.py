@@ -1,0 +1,279 @@
+"""``MultiprocessIterator``: the minibatches of ``SerialIterator``, with the examples of the
+next ``n_prefetch`` minibatches read by a pool of worker processes.
+
+Layer 8: imports ``dataset.iterator`` and ``iterators.serial_iterator``.
+"""
+
+from __future__ import annotations
+
+import collections
+import multiprocessing
+import multiprocessing.pool
+import os
+import warnings
+from typing import Any
+
+import numpy
+
+from chainer_compat.dataset.iterator import Iterator
+from chainer_compat.iterators.serial_iterator import (
+    OrderSamplerLike,
+    _advance,
+    _choose_order_sampler,
+    _IteratorState,
+)
+
+__all__ = ["MultiprocessIterator"]
+
+# The dataset, in each worker process; set once by the pool's initializer.
+_worker_dataset: Any = None
+
+
+def _set_worker_dataset(dataset: Any) -> None:
+    global _worker_dataset
+    _worker_dataset = dataset
+
+
+def _read_example(index: int) -> Any:
+    return _worker_dataset[index]
+
+
+def _process_context() -> Any:
+    # compat: Chainer's pool relies on fork, so that datasets need not be picklable (a
+    # TransformDataset with a lambda, say) and are shared with the workers, not copied.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+class MultiprocessIterator(Iterator):
+    """Reads minibatches with worker processes, up to ``n_prefetch`` minibatches ahead.
+
+    The minibatches, and the epoch bookkeeping, are those of a :class:`SerialIterator`
+    with the same arguments; examples come back as copies made in the workers. The pool
+    starts at the first minibatch and stops at :meth:`finalize` (or when the iterator is
+    garbage collected). Use it for datasets whose ``__getitem__`` does heavy work in Python
+    (decoding, augmentation); on platforms that cannot fork, the dataset must be picklable.
+
+    Args:
+        dataset: The dataset (``__getitem__`` with an integer, and ``__len__``).
+        batch_size: The number of examples in a minibatch.
+        repeat: Whether to loop over the dataset forever.
+        shuffle: Whether to read each epoch in a fresh random order. None means True unless
+            ``order_sampler`` is given.
+        n_processes: The number of worker processes; the number of CPUs when None or 0.
+        n_prefetch: How many minibatches to read ahead (at least 1).
+        shared_mem: The size of Chainer's shared-memory buffer per example; accepted for
+            compatibility and unused.
+        order_sampler: A callable ``(current_order, current_position) -> next_order``; only
+            with ``shuffle=None``.
+        dataset_timeout: Seconds to wait for a minibatch before each
+            :class:`MultiprocessIterator.TimeoutWarning`; None to never warn.
+        maxtasksperchild: Examples a worker reads before it is replaced; None for no limit.
+
+    Raises:
+        ValueError: If both ``shuffle`` and ``order_sampler`` are given.
+
+    Compat:
+        Chainer copies NumPy arrays through a shared-memory buffer sized by ``shared_mem``;
+        here the worker pool pickles each example back, so ``shared_mem`` has no effect.
+    """
+
+    class TimeoutWarning(RuntimeWarning):
+        """Warned when the dataset has not delivered a minibatch within ``dataset_timeout``."""
+
+    # compat: class-level defaults so that finalize() from __del__ works even when __init__
+    # failed before setting them.
+    _finalized = False
+    _pool: multiprocessing.pool.Pool | None = None
+    _pending: collections.deque[tuple[_IteratorState, Any]] | None = None
+    _state: _IteratorState
+    _prefetch_state: _IteratorState
+    _previous_epoch_detail: float
+
+    def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
+                 shuffle: bool | None = None, n_processes: int | None = None,
+                 n_prefetch: int = 1, shared_mem: int | None = None,
+                 order_sampler: OrderSamplerLike | None = None,
+                 dataset_timeout: float | None = 30.0,
+                 maxtasksperchild: int | None = None) -> None:
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.repeat = repeat
+        self.shuffle = shuffle
+        self.n_processes = n_processes or os.cpu_count() or 1
+        self.n_prefetch = max(n_prefetch, 1)
+        self.shared_mem = shared_mem
+        self.dataset_timeout = dataset_timeout
+        self._maxtasksperchild = maxtasksperchild
+        self.order_sampler = _choose_order_sampler(shuffle, order_sampler)
+        self._pending = collections.deque()
+        self.reset()
+
+    def __next__(self) -> list[Any]:
+        """Returns the next minibatch as a list of examples.
+
+        Raises:
+            StopIteration: After the first epoch when ``repeat`` is False.
+            RuntimeError: If the iterator was finalized.
+        """
+        if self._finalized or self._pending is None:
+            raise RuntimeError(
+                "MultiprocessIterator must not be finalized to read minibatches, got a "
+                "finalized one: create a new iterator")
+        self._prefetch()
+        state, result = self._pending.popleft()
+        batch = None if result is None else self._wait(result)
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+        self._prefetch()
+        if batch is None:
+            raise StopIteration
+        return batch
+
+    next = __next__
+
+    def _prefetch(self) -> None:
+        """Asks the workers for minibatches until ``n_prefetch`` are pending."""
+        pending = self._pending
+        if pending is None:  # finalized
+            return
+        if self._pool is None:
+            self._pool = _process_context().Pool(
+                self.n_processes, initializer=_set_worker_dataset, initargs=(self.dataset,),
+                maxtasksperchild=self._maxtasksperchild)
+        while len(pending) < self.n_prefetch:
+            self._prefetch_state, indices = _advance(
+                self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
+                len(self.dataset))
+            result = None if indices is None else self._pool.map_async(
+                _read_example, indices.tolist())
+            pending.append((self._prefetch_state, result))
+
+    def _wait(self, result: Any) -> list[Any]:
+        while True:
+            try:
+                return list(result.get(self.dataset_timeout))
+            except multiprocessing.TimeoutError:
+                # compat: Chainer's wording; it keeps waiting after the warning.
+                warnings.warn(
+                    "Stalled dataset is detected. See the documentation of "
+                    "MultiprocessIterator for common causes and workarounds:\n"
+                    "https://docs.chainer.org/en/stable/reference/generated/"
+                    "chainer.iterators.MultiprocessIterator.html",
+                    MultiprocessIterator.TimeoutWarning, stacklevel=3)
+
+    def finalize(self) -> None:
+        """Stops the worker processes; the iterator cannot be used afterwards."""
+        if self._finalized:
+            return
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+        self._pool = None
+        self._pending = None
+        self._finalized = True
+
+    def __copy__(self) -> MultiprocessIterator:
+        # compat: Chainer's copy: a new iterator (and pool) at the same position.
+        other = MultiprocessIterator(
+            self.dataset, self.batch_size, self.repeat, shuffle=None,
+            n_processes=self.n_processes, n_prefetch=self.n_prefetch,
+            shared_mem=self.shared_mem, order_sampler=self.order_sampler,
+            dataset_timeout=self.dataset_timeout, maxtasksperchild=self._maxtasksperchild)
+        other._reset_state(self._state)
+        other._previous_epoch_detail = self._previous_epoch_detail
+        return other
+
+    @property
+    def current_position(self) -> int:
+        """The position in the current epoch's order of the next example to read."""
+        return self._state.current_position
+
+    @property
+    def epoch(self) -> int:
+        """The number of completed epochs."""
+        return self._state.epoch
+
+    @property
+    def is_new_epoch(self) -> bool:
+        """Whether the last minibatch completed an epoch."""
+        return self._state.is_new_epoch
+
+    @property
+    def epoch_detail(self) -> float:
+        """Epochs completed, as a float: ``epoch + current_position / epoch size``."""
+        return self.epoch + self.current_position / self._epoch_size
+
+    @property
+    def previous_epoch_detail(self) -> float | None:
+        """``epoch_detail`` before the last minibatch; None before the first one."""
+        if self._previous_epoch_detail < 0:
+            return None
+        return self._previous_epoch_detail
+
+    def reset(self) -> None:
+        """Goes back to the start of the first epoch, drawing a new order if shuffling.
+
+        Raises:
+            NotImplementedError: If the iterator was finalized.
+        """
+        order = None
+        if self.order_sampler:
+            order = self.order_sampler(numpy.arange(len(self.dataset)), 0)
+        self._reset_state(_IteratorState(0, 0, False, order))
+        self._previous_epoch_detail = -1.0
+
+    def _reset_state(self, state: _IteratorState) -> None:
+        """Moves to ``state``, dropping the minibatches read ahead."""
+        if self._finalized:
+            # compat: Chainer's type and wording.
+            raise NotImplementedError(
+                "Reset of finalized MultiProcessIterator is currently not supported.")
+        self._state = state
+        self._prefetch_state = state
+        if self._pending is not None:
+            self._pending.clear()
+
+    def serialize(self, serializer: Any) -> None:
+        """Saves or restores the position, epoch, order and previous epoch detail, under the
+        keys :class:`SerialIterator` uses; minibatches read ahead are dropped."""
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        order = self._state.order
+        if order is not None:
+            # A copy: the deserializer fills it in place, and the old order may be in use.
+            order = order.copy()
+            try:
+                serializer("order", order)
+            except KeyError:
+                serializer("_order", order)  # compat: the key of older snapshots
+        self._reset_state(_IteratorState(current_position, epoch, is_new_epoch, order))
+        try:
+            self._previous_epoch_detail = serializer(
+                "previous_epoch_detail", self._previous_epoch_detail)
+        except KeyError:
+            # compat: snapshots older than previous_epoch_detail: one minibatch back.
+            if self.epoch_detail <= 0:
+                self._previous_epoch_detail = -1.0
+            else:
+                self._previous_epoch_detail = max(
+                    0.0, self.epoch + (self.current_position - self.batch_size)
+                    / self._epoch_size)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The pool and the minibatches read ahead stay behind; the copy restarts them.
+        state = self.__dict__.copy()
+        state["_pool"] = None
+        state["_pending"] = collections.deque()
+        state["_prefetch_state"] = state["_state"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    @property
+    def _epoch_size(self) -> int:
+        order = self._state.order
+        return len(self.dataset) if order is None else len(order)

@@ -1,0 +1,104 @@
+"""Unit tests of MultiprocessIterator: reads happen in worker processes, errors reach the
+caller, a stalled dataset warns, finalize stops the pool, and pickling keeps the position."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+
+import numpy
+import pytest
+
+from chainer_compat import iterators
+
+
+class PidDataset:
+    def __init__(self, size, failing_index=None, delay=0.0):
+        self.size = size
+        self.failing_index = failing_index
+        self.delay = delay
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        if index == self.failing_index:
+            raise KeyError(f"bad example {index}")
+        time.sleep(self.delay)
+        return (int(index), os.getpid())
+
+
+def test_examples_are_read_in_worker_processes():
+    with iterators.MultiprocessIterator(PidDataset(8), 4, shuffle=False,
+                                        n_processes=2) as iterator:
+        batch = next(iterator)
+        assert [index for index, _ in batch] == [0, 1, 2, 3]
+        assert all(pid != os.getpid() for _, pid in batch)
+
+
+def test_a_reading_error_reaches_the_caller():
+    iterator = iterators.MultiprocessIterator(PidDataset(6, failing_index=4), 2,
+                                              shuffle=False, n_processes=1)
+    try:
+        assert [index for index, _ in next(iterator)] == [0, 1]
+        assert [index for index, _ in next(iterator)] == [2, 3]
+        with pytest.raises(KeyError, match="bad example 4"):
+            next(iterator)
+    finally:
+        iterator.finalize()
+
+
+def test_a_stalled_dataset_warns_and_still_delivers():
+    iterator = iterators.MultiprocessIterator(PidDataset(2, delay=0.3), 2, shuffle=False,
+                                              n_processes=1, dataset_timeout=0.05)
+    try:
+        with pytest.warns(iterators.MultiprocessIterator.TimeoutWarning, match="Stalled"):
+            assert [index for index, _ in next(iterator)] == [0, 1]
+    finally:
+        iterator.finalize()
+
+
+def test_finalize_stops_the_pool_and_forbids_reading():
+    iterator = iterators.MultiprocessIterator(list(range(4)), 2, n_processes=1)
+    next(iterator)
+    pool = iterator._pool
+    iterator.finalize()
+    assert iterator._pool is None
+    with pytest.raises(ValueError):  # the pool refuses work once terminated
+        pool.map(abs, [1])
+    with pytest.raises(RuntimeError, match="finalized"):
+        next(iterator)
+
+
+def test_pickle_keeps_the_position_and_order():
+    numpy.random.seed(5)
+    iterator = iterators.MultiprocessIterator(list(range(6)), 2, n_processes=1, n_prefetch=2)
+    try:
+        next(iterator)
+        restored = pickle.loads(pickle.dumps(iterator))
+        try:
+            assert restored.current_position == 2
+            numpy.testing.assert_array_equal(restored._state.order, iterator._state.order)
+            assert next(restored) == next(iterator)
+        finally:
+            restored.finalize()
+    finally:
+        iterator.finalize()
+
+
+def test_serialize_without_shuffle_stores_no_order():
+    from chainer_compat.serializers import DictionarySerializer, NpzDeserializer
+
+    iterator = iterators.MultiprocessIterator(list(range(5)), 2, shuffle=False,
+                                              n_processes=1, n_prefetch=3)
+    try:
+        next(iterator)
+        saved = DictionarySerializer()
+        iterator.serialize(saved)
+        assert "order" not in saved.target
+        next(iterator)
+        iterator.serialize(NpzDeserializer(saved.target))
+        assert next(iterator) == [2, 3]
+    finally:
+        iterator.finalize()

@@ -55,6 +55,8 @@ from chainer_compat.functions.array.scatter_add import ScatterAdd, scatter_add
 from chainer_compat.functions.array.select_item import SelectItem, select_item
 from chainer_compat.functions.array.separate import Separate, separate
 from chainer_compat.functions.array.space2depth import space2depth
+from chainer_compat.functions.array.spatial_transformer_grid import spatial_transformer_grid
+from chainer_compat.functions.array.spatial_transformer_sampler import spatial_transformer_sampler
 from chainer_compat.functions.array.split_axis import SplitAxis, split_axis
 from chainer_compat.functions.array.squeeze import Squeeze, squeeze
 from chainer_compat.functions.array.stack import Stack, stack
@@ -241,6 +243,11 @@ from chainer_compat.functions.pooling.max_pooling_nd import (
     max_pooling_3d,
     max_pooling_nd,
 )
+from chainer_compat.functions.pooling.roi_average_align_2d import roi_average_align_2d
+from chainer_compat.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+from chainer_compat.functions.pooling.roi_max_align_2d import roi_max_align_2d
+from chainer_compat.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+from chainer_compat.functions.pooling.roi_pooling_2d import roi_pooling_2d
 from chainer_compat.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
 from chainer_compat.functions.pooling.unpooling_2d import unpooling_2d
 from chainer_compat.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
@@ -295,12 +302,14 @@ __all__ = [
     "min", "minimum", "moveaxis", "n_step_bigru", "n_step_bilstm", "n_step_birnn", "n_step_gru",
     "n_step_lstm", "n_step_rnn", "ndtr", "ndtri", "negative_sampling", "normalize", "pad",
     "pad_sequence", "permutate", "polygamma", "precision", "prelu", "prod", "r2_score", "recall",
-    "relu", "relu6", "repeat", "reshape", "resize_images", "rollaxis", "rrelu", "rsqrt", "scale",
-    "scatter_add", "select_item", "selu", "separate", "shift", "sigmoid", "sigmoid_cross_entropy",
-    "sign", "simplified_dropconnect", "sin", "sinh", "slstm", "softmax", "softmax_cross_entropy",
-    "softplus", "space2depth", "sparse_matmul", "spatial_pyramid_pooling_2d", "split_axis", "sqrt",
-    "square", "squared_difference", "squared_error", "squeeze", "stack", "sum", "sum_to",
-    "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose", "transpose_sequence",
-    "tree_lstm", "triplet", "unpooling_1d", "unpooling_2d", "unpooling_3d", "unpooling_nd",
-    "upsampling_2d", "vstack", "where", "zeta", "zoneout",
+    "relu", "relu6", "repeat", "reshape", "resize_images", "roi_average_align_2d",
+    "roi_average_pooling_2d", "roi_max_align_2d", "roi_max_pooling_2d", "roi_pooling_2d",
+    "rollaxis", "rrelu", "rsqrt", "scale", "scatter_add", "select_item", "selu", "separate",
+    "shift", "sigmoid", "sigmoid_cross_entropy", "sign", "simplified_dropconnect", "sin", "sinh",
+    "slstm", "softmax", "softmax_cross_entropy", "softplus", "space2depth", "sparse_matmul",
+    "spatial_pyramid_pooling_2d", "spatial_transformer_grid", "spatial_transformer_sampler",
+    "split_axis", "sqrt", "square", "squared_difference", "squared_error", "squeeze", "stack",
+    "sum", "sum_to", "swapaxes", "swish", "tan", "tanh", "tensordot", "tile", "transpose",
+    "transpose_sequence", "tree_lstm", "triplet", "unpooling_1d", "unpooling_2d", "unpooling_3d",
+    "unpooling_nd", "upsampling_2d", "vstack", "where", "zeta", "zoneout",
 ]

@@ -1,0 +1,441 @@
+"""Shared machinery of the ROI pooling and align functions: argument checks, bin and sample
+geometry, and a sparse linear map (``SampleTable``) with the two nodes that apply it and its
+transpose. Layer 5: imports backend, function_node and type_check.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.utils import type_check
+
+# NOTE [ROI tables]
+# For fixed ROIs every ROI function is a sparse linear map from x to y: each output entry is a
+# weighted sum of input pixels (the maximum's pixel for max pooling, the bilinear taps of the
+# chosen sample for max align, every tap of every sample for average align). Forward builds that
+# map once as a ``SampleTable``; the gradient is its transpose, and the gradient of the transpose
+# is the map again, so every ROI function can be differentiated any number of times. ROIs and
+# ROI indices get no gradient, as in Chainer.
+
+
+def pair(value: Any) -> tuple[Any, Any]:
+    """``(value, value)`` for a scalar; an iterable is unpacked into two items."""
+    if isinstance(value, Iterable):
+        first, second = value
+        return first, second
+    return value, value
+
+
+def check_outsize(outsize: Any) -> tuple[int, int]:
+    """Validates an ``outsize`` argument and returns ``(outh, outw)``.
+
+    Raises:
+        TypeError: If either size is not a positive integer (Chainer's exception type).
+    """
+    sizes: tuple[Any, Any] = pair(outsize)
+    for axis, size in enumerate(sizes):
+        if not (isinstance(size, numbers.Integral) and int(size) > 0):
+            raise TypeError(
+                f"outsize[{axis}] must be a positive integer, got {size!r} "
+                f"({type(size).__name__}): pass an int or a pair of ints")
+    return int(sizes[0]), int(sizes[1])
+
+
+def check_spatial_scale(spatial_scale: Any) -> float:
+    """Validates ``spatial_scale`` (a positive real; ints are accepted) and returns a float.
+
+    Raises:
+        TypeError: If it is not a positive real number (Chainer's exception type).
+    """
+    if isinstance(spatial_scale, numbers.Integral):
+        spatial_scale = float(int(spatial_scale))
+    if not (isinstance(spatial_scale, numbers.Real) and float(spatial_scale) > 0):
+        raise TypeError(
+            f"spatial_scale must be a positive float number, got {spatial_scale!r} "
+            f"({type(spatial_scale).__name__})")
+    return float(spatial_scale)
+
+
+def check_sampling_ratio(sampling_ratio: Any) -> tuple[int | None, int | None]:
+    """Validates ``sampling_ratio`` (None, an int >= 1, or a pair of them).
+
+    Raises:
+        TypeError: If an entry is neither None nor an integer of at least 1.
+    """
+    ratios: tuple[Any, Any] = pair(sampling_ratio)
+    for ratio in ratios:
+        if not (ratio is None or (isinstance(ratio, numbers.Integral) and int(ratio) >= 1)):
+            raise TypeError(
+                f"sampling_ratio must be None, an integer >= 1 or a pair of them, "
+                f"got {sampling_ratio!r}")
+    return (None if ratios[0] is None else int(ratios[0]),
+            None if ratios[1] is None else int(ratios[1]))
+
+
+def check_roi_types(in_types: Any, float32_only: bool = False) -> None:
+    """Type check of ``(x, rois, roi_indices)`` for the four-column ROI functions."""
+    type_check._argname(in_types, ("x", "rois", "roi_indices"))
+    x_type, roi_type, index_type = in_types
+    if float32_only:
+        # compat: Chainer's align functions accept float32 only.
+        type_check.expect(x_type.dtype == numpy.float32, roi_type.dtype == numpy.float32)
+    else:
+        type_check.expect(x_type.dtype.kind == "f", x_type.dtype == roi_type.dtype)
+    type_check.expect(
+        x_type.ndim == 4,
+        roi_type.ndim == 2,
+        roi_type.shape[1] == 4,
+        index_type.dtype == numpy.int32,
+        index_type.ndim == 1,
+        roi_type.shape[0] == index_type.shape[0],
+    )
+
+
+def integer_bins(start: Any, length: Any, bins: int, limit: int) -> tuple[Any, Any]:
+    """Pixel ranges ``[first, stop)`` of ``bins`` equal bins over ROIs of integer extent.
+
+    Args:
+        start: ROI start pixel of each ROI, an integer array of shape ``(R,)``.
+        length: ROI extent in pixels (at least 1), an array of shape ``(R,)``.
+        bins: Number of output bins along the axis.
+        limit: Size of the input along the axis; ranges are clipped to ``[0, limit]``.
+
+    Returns:
+        ``first`` and ``stop``, integer arrays of shape ``(R, bins)``; a bin is empty where
+        ``stop <= first``.
+    """
+    xp = backend.get_array_module(start)
+    stride = length.astype(numpy.float64) / bins
+    index = xp.arange(bins, dtype=numpy.float64)
+    first = xp.floor(index * stride[:, None]).astype(numpy.int64) + start[:, None]
+    stop = xp.ceil((index + 1) * stride[:, None]).astype(numpy.int64) + start[:, None]
+    return xp.clip(first, 0, limit), xp.clip(stop, 0, limit)
+
+
+def bilinear_taps(coordinate: Any, limit: int) -> tuple[Any, Any, Any, Any]:
+    """The two bilinear taps of each sample coordinate along one axis, as ROI align uses them.
+
+    A sample outside ``[-1, limit]`` is invalid; one within a pixel of the border reads the
+    border pixel with full weight. A tap counts only with positive weight inside the input.
+
+    Args:
+        coordinate: Float64 sample coordinates, any shape ``S``.
+        limit: Size of the input along the axis.
+
+    Returns:
+        ``(valid, index, weight, tap_valid)``: ``valid`` of shape ``S``; ``index``, ``weight``
+        and ``tap_valid`` of shape ``S + (2,)`` for the low and the high tap.
+    """
+    xp = backend.get_array_module(coordinate)
+    valid = (coordinate >= -1) & (coordinate <= limit)
+    low = xp.floor(coordinate).astype(numpy.int64)
+    low = xp.where(low == limit, limit - 1, low)
+    high = low + 1
+    clamped = xp.where(low <= -1, 0.0, xp.where(high >= limit, float(limit - 1), coordinate))
+    index = xp.stack([low, high], axis=-1)
+    weight = xp.stack([high - clamped, clamped - low], axis=-1)
+    tap_valid = (weight > 0) & (index >= 0) & (index <= limit - 1) & valid[..., None]
+    return valid, xp.clip(index, 0, limit - 1), weight, tap_valid
+
+
+class SampleTable:
+    """A sparse linear map from ``x`` of shape ``(N, C, H, W)`` to ``y`` of shape
+    ``(R, C, OH, OW)``: ``y[target] += weight * x[source]`` over its entries.
+
+    In a shared table (``channel`` is None) each entry links ROI bin ``target`` (a flat index
+    over ``(R, OH, OW)``) with pixel ``position`` (``h * W + w``) of image ``batch`` in every
+    channel alike. Otherwise each entry links one channel: ``target`` is a flat index over
+    ``(R, C, OH, OW)`` and ``channel`` names the input channel.
+
+    Args:
+        batch: Image index of each entry.
+        position: Pixel index ``h * W + w`` of each entry.
+        target: Flat output index of each entry (see above).
+        weight: Float64 weight of each entry.
+        channel: Channel of each entry, or None for a shared table.
+        in_shape: Shape of ``x``.
+        out_shape: Shape of ``y``.
+    """
+
+    def __init__(self, batch: Any, position: Any, target: Any, weight: Any, channel: Any,
+                 in_shape: tuple[int, ...], out_shape: tuple[int, ...]) -> None:
+        self.batch = batch
+        self.position = position
+        self.target = target
+        self.weight = weight
+        self.channel = channel
+        self.in_shape = tuple(int(size) for size in in_shape)
+        self.out_shape = tuple(int(size) for size in out_shape)
+
+    def apply(self, x: Any, dtype: Any = None) -> Any:
+        """``y``, accumulated in float64 and returned in ``dtype`` (``x``'s by default)."""
+        xp = backend.get_array_module(x)
+        n, c, h, w = self.in_shape
+        r, _, out_h, out_w = self.out_shape
+        if self.channel is None:
+            pixels = x.transpose(0, 2, 3, 1).reshape(n * h * w, c)
+            values = pixels[self.batch * (h * w) + self.position] * self.weight[:, None]
+            total = xp.zeros((r * out_h * out_w, c), dtype=numpy.float64)
+            _scatter_add(xp, total, self.target, values)
+            y = total.reshape(r, out_h, out_w, c).transpose(0, 3, 1, 2)
+        else:
+            flat = x.reshape(-1)
+            values = flat[(self.batch * c + self.channel) * (h * w) + self.position] * self.weight
+            total = xp.zeros(r * c * out_h * out_w, dtype=numpy.float64)
+            _scatter_add(xp, total, self.target, values)
+            y = total.reshape(self.out_shape)
+        return xp.ascontiguousarray(y.astype(x.dtype if dtype is None else dtype, copy=False))
+
+    def transpose(self, gy: Any) -> Any:
+        """The transposed map applied to ``gy``: an array of ``x``'s shape and ``gy``'s dtype."""
+        xp = backend.get_array_module(gy)
+        n, c, h, w = self.in_shape
+        if self.channel is None:
+            bins = gy.transpose(0, 2, 3, 1).reshape(-1, c)
+            values = bins[self.target] * self.weight[:, None]
+            total = xp.zeros((n * h * w, c), dtype=numpy.float64)
+            _scatter_add(xp, total, self.batch * (h * w) + self.position, values)
+            gx = total.reshape(n, h, w, c).transpose(0, 3, 1, 2)
+        else:
+            values = gy.reshape(-1)[self.target] * self.weight
+            total = xp.zeros(n * c * h * w, dtype=numpy.float64)
+            source = (self.batch * c + self.channel) * (h * w) + self.position
+            _scatter_add(xp, total, source, values)
+            gx = total.reshape(self.in_shape)
+        return xp.ascontiguousarray(gx.astype(gy.dtype, copy=False))
+
+
+def _scatter_add(xp: Any, total: Any, index: Any, values: Any) -> None:
+    if xp is numpy:
+        numpy.add.at(total, index, values)
+    else:
+        import cupyx  # CuPy path only: cupyx is importable wherever cupy arrays exist
+
+        cupyx.scatter_add(total, index, values)
+
+
+class TableApply(FunctionNode):
+    """Applies a :class:`SampleTable` to its one input; the gradient of an ROI function's
+    gradient (see NOTE [ROI tables])."""
+
+    def __init__(self, table: SampleTable) -> None:
+        self.table = table
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return self.table.apply(inputs[0]),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return TableTranspose(self.table).apply(grad_outputs)
+
+
+class TableTranspose(FunctionNode):
+    """Applies the transpose of a :class:`SampleTable`: the gradient of an ROI function with
+    respect to ``x`` (see NOTE [ROI tables])."""
+
+    def __init__(self, table: SampleTable) -> None:
+        self.table = table
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return self.table.transpose(inputs[0]),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return TableApply(self.table).apply(grad_outputs)
+
+
+def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
+              w_stop: Any) -> tuple[SampleTable, Any]:
+    """The per-channel table of ROI max pooling over integer bins, and the empty-bin mask.
+
+    Each entry links an output to the first maximum (row-major within its bin) of its bin;
+    an empty bin gets weight 0.
+
+    Args:
+        x: Input of shape ``(N, C, H, W)``.
+        batch: Image index of each ROI, shape ``(R,)``.
+        h_first, h_stop: Row ranges of each bin, shape ``(R, OH)`` (see :func:`integer_bins`).
+        w_first, w_stop: Column ranges of each bin, shape ``(R, OW)``.
+
+    Returns:
+        ``(table, empty)`` with ``empty`` a boolean array of shape ``(R, 1, OH, OW)``.
+    """
+    xp = backend.get_array_module(x)
+    n, c, h, w = x.shape
+    r, out_h = h_first.shape
+    out_w = w_first.shape[1]
+    position = xp.zeros((r, out_h, out_w, c), dtype=numpy.int64)
+    height = xp.maximum(h_stop - h_first, 0)
+    width = xp.maximum(w_stop - w_first, 0)
+    # One bin position at a time, every ROI and every pixel of the bin at once.
+    for ph in range(out_h):
+        rows_needed = int(height[:, ph].max()) if r else 0
+        rows = h_first[:, ph, None] + xp.arange(max(rows_needed, 1))
+        row_ok = rows < h_stop[:, ph, None]
+        rows = xp.clip(rows, 0, h - 1)
+        for pw in range(out_w):
+            cols_needed = int(width[:, pw].max()) if r else 0
+            cols = w_first[:, pw, None] + xp.arange(max(cols_needed, 1))
+            col_ok = cols < w_stop[:, pw, None]
+            cols = xp.clip(cols, 0, w - 1)
+            # (R, rows, cols, C)
+            values = x[batch[:, None, None], :, rows[:, :, None], cols[:, None, :]]
+            ok = row_ok[:, :, None] & col_ok[:, None, :]
+            columns = cols.shape[1]
+            candidates = rows.shape[1] * columns
+            values = xp.where(ok[..., None], values, -xp.inf).reshape(r, candidates, c)
+            best = values.argmax(axis=1)
+            best_row = xp.take_along_axis(rows, best // columns, axis=1)
+            best_col = xp.take_along_axis(cols, best % columns, axis=1)
+            position[:, ph, pw] = best_row * w + best_col
+    empty = (height[:, :, None] == 0) | (width[:, None, :] == 0)
+    weight = xp.broadcast_to(~empty[:, :, :, None], position.shape).astype(numpy.float64)
+    # Entries in output order (R, C, OH, OW), so each target is its own flat index.
+    position = position.transpose(0, 3, 1, 2).reshape(-1)
+    weight = weight.transpose(0, 3, 1, 2).reshape(-1)
+    channel = xp.broadcast_to(xp.arange(c)[None, :, None], (r, c, out_h * out_w)).reshape(-1)
+    batch_of_entry = xp.broadcast_to(batch[:, None], (r, c * out_h * out_w)).reshape(-1)
+    target = xp.arange(r * c * out_h * out_w)
+    table = SampleTable(batch_of_entry, position, target, weight, channel,
+                        x.shape, (r, c, out_h, out_w))
+    return table, empty[:, None]
+
+
+def average_table(x_shape: tuple[int, ...], batch: Any, h_first: Any, h_stop: Any,
+                  w_first: Any, w_stop: Any) -> SampleTable:
+    """The shared table of ROI average pooling: each bin's pixels with weight ``1 / count``;
+    an empty bin has no entries (and so averages to 0)."""
+    xp = backend.get_array_module(h_first)
+    n, c, h, w = x_shape
+    r, out_h = h_first.shape
+    out_w = w_first.shape[1]
+    height = xp.maximum(h_stop - h_first, 0)
+    width = xp.maximum(w_stop - w_first, 0)
+    max_rows = max(int(height.max()) if height.size else 0, 1)
+    max_cols = max(int(width.max()) if width.size else 0, 1)
+    rows = h_first[:, :, None] + xp.arange(max_rows)  # (R, OH, rows)
+    cols = w_first[:, :, None] + xp.arange(max_cols)  # (R, OW, cols)
+    row_ok = rows < h_stop[:, :, None]
+    col_ok = cols < w_stop[:, :, None]
+    # (R, OH, OW, rows, cols)
+    ok = row_ok[:, :, None, :, None] & col_ok[:, None, :, None, :]
+    count = (height[:, :, None] * width[:, None, :]).astype(numpy.float64)
+    weight = 1.0 / xp.maximum(count, 1.0)
+    roi, ph, pw, dy, dx = xp.nonzero(ok)
+    position = rows[roi, ph, dy] * w + cols[roi, pw, dx]
+    target = (roi * out_h + ph) * out_w + pw
+    return SampleTable(batch[roi], position, target, weight[roi, ph, pw], None,
+                       x_shape, (r, c, out_h, out_w))
+
+
+def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
+                  sampling_ratio: tuple[int | None, int | None], height: int,
+                  width: int) -> dict[str, Any]:
+    """Sample points and bilinear taps of ROI align.
+
+    Each bin of each ROI is sampled on a ``grid_h x grid_w`` grid (the sampling ratio, or
+    ``ceil(roi_extent / bins)`` per ROI when it is None); samples are ordered row-major over a
+    grid padded to the largest ROI's, and padding samples are invalid.
+
+    Returns:
+        A dict with ``valid`` (R, OH, OW, S): whether a sample counts; ``position`` and
+        ``weight`` (R, OH, OW, S, 4): its four taps (weight 0 where a tap does not count); and
+        ``count`` (R,): the number of grid samples per bin, invalid ones included, which
+        average align divides by.
+    """
+    xp = backend.get_array_module(rois)
+    scaled = rois.astype(numpy.float64) * spatial_scale
+    start_h, start_w, end_h, end_w = scaled[:, 0], scaled[:, 1], scaled[:, 2], scaled[:, 3]
+    roi_h = xp.maximum(end_h - start_h, 1.0)
+    roi_w = xp.maximum(end_w - start_w, 1.0)
+    bin_h = roi_h / out_h
+    bin_w = roi_w / out_w
+    ratio_h, ratio_w = sampling_ratio
+    grid_h = (xp.ceil(roi_h / out_h).astype(numpy.int64) if ratio_h is None
+              else xp.full(rois.shape[0], ratio_h, dtype=numpy.int64))
+    grid_w = (xp.ceil(roi_w / out_w).astype(numpy.int64) if ratio_w is None
+              else xp.full(rois.shape[0], ratio_w, dtype=numpy.int64))
+    most_h = max(int(grid_h.max()) if grid_h.size else 0, 1)
+    most_w = max(int(grid_w.max()) if grid_w.size else 0, 1)
+
+    def coordinates(start: Any, size: Any, grid: Any, bins: int, most: int) -> Any:
+        # (R, bins, most); the same operation order as Chainer, for identical rounding.
+        bin_index = xp.arange(bins, dtype=numpy.float64)[None, :, None]
+        sample = xp.arange(most, dtype=numpy.float64)[None, None, :]
+        return (start[:, None, None] + bin_index * size[:, None, None]
+                + (sample + 0.5) * size[:, None, None] / grid[:, None, None])
+
+    y = coordinates(start_h, bin_h, grid_h, out_h, most_h)
+    x = coordinates(start_w, bin_w, grid_w, out_w, most_w)
+    y_valid, y_index, y_weight, y_tap = bilinear_taps(y, height)
+    x_valid, x_index, x_weight, x_tap = bilinear_taps(x, width)
+    y_valid &= xp.arange(most_h)[None, None, :] < grid_h[:, None, None]
+    x_valid &= xp.arange(most_w)[None, None, :] < grid_w[:, None, None]
+    r = rois.shape[0]
+    # Broadcast to (R, OH, OW, most_h, most_w, 2, 2): bin row, bin column, sample row,
+    # sample column, row tap, column tap.
+    valid = y_valid[:, :, None, :, None] & x_valid[:, None, :, None, :]
+    position = (y_index[:, :, None, :, None, :, None] * width
+                + x_index[:, None, :, None, :, None, :])
+    weight = y_weight[:, :, None, :, None, :, None] * x_weight[:, None, :, None, :, None, :]
+    tap_ok = (y_tap[:, :, None, :, None, :, None] & x_tap[:, None, :, None, :, None, :]
+              & valid[..., None, None])
+    weight = xp.where(tap_ok, weight, 0.0)
+    samples = most_h * most_w
+    return {
+        "valid": valid.reshape(r, out_h, out_w, samples),
+        "position": xp.broadcast_to(position, weight.shape).reshape(r, out_h, out_w, samples, 4),
+        "weight": weight.reshape(r, out_h, out_w, samples, 4),
+        "count": (grid_h * grid_w).astype(numpy.float64),
+    }
+
+
+def shared_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...],
+                 out_shape: tuple[int, ...]) -> SampleTable:
+    """A shared table from taps of shape ``(R, OH, OW, K)``: bin ``(r, ph, pw)`` sums
+    ``weight * x`` over its ``K`` taps; zero-weight taps are dropped."""
+    xp = backend.get_array_module(weight)
+    r, out_h, out_w, _ = weight.shape
+    roi, ph, pw, k = xp.nonzero(weight != 0)
+    target = (roi * out_h + ph) * out_w + pw
+    return SampleTable(batch[roi], position[roi, ph, pw, k], target, weight[roi, ph, pw, k],
+                       None, x_shape, out_shape)
+
+
+def pooling_bins(rois: Any, spatial_scale: float, out_h: int, out_w: int, height: int,
+                 width: int) -> tuple[Any, Any, Any, Any]:
+    """Integer bins of ROI max and average pooling over ``(y_min, x_min, y_max, x_max)`` rows.
+
+    Corners are scaled and rounded half to even in float64, as Chainer does; the extent is
+    ``max - min`` pixels, at least one.
+
+    Returns:
+        ``(h_first, h_stop, w_first, w_stop)`` (see :func:`integer_bins`).
+    """
+    xp = backend.get_array_module(rois)
+    corners = xp.rint(rois.astype(numpy.float64) * spatial_scale).astype(numpy.int64)
+    y_min, x_min, y_max, x_max = corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3]
+    h_first, h_stop = integer_bins(y_min, xp.maximum(y_max - y_min, 1), out_h, height)
+    w_first, w_stop = integer_bins(x_min, xp.maximum(x_max - x_min, 1), out_w, width)
+    return h_first, h_stop, w_first, w_stop
+
+
+def per_channel_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...]
+                      ) -> SampleTable:
+    """A per-channel table from taps of shape ``(R, C, OH, OW, K)``: output ``(r, c, ph, pw)``
+    sums ``weight * x[batch[r], c]`` over its ``K`` taps."""
+    xp = backend.get_array_module(weight)
+    r, c, out_h, out_w, taps = weight.shape
+    shape = weight.shape
+    target = xp.broadcast_to(xp.arange(r * c * out_h * out_w).reshape(r, c, out_h, out_w, 1),
+                             shape)
+    channel = xp.broadcast_to(xp.arange(c).reshape(1, c, 1, 1, 1), shape)
+    batch_of_entry = xp.broadcast_to(batch.reshape(r, 1, 1, 1, 1), shape)
+    return SampleTable(batch_of_entry.reshape(-1), position.reshape(-1), target.reshape(-1),
+                       weight.reshape(-1), channel.reshape(-1), x_shape, (r, c, out_h, out_w))

@@ -1,0 +1,110 @@
+"""``roi_max_align_2d``: ROI align taking the largest bilinear sample of a grid in each bin of
+each ROI. Layer 5: imports backend, variable, function_node and ``functions.pooling._roi``
+(NOTE [ROI tables] there).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.pooling import _roi
+
+
+class ROIMaxAlign2D(FunctionNode):
+    """ROI max align of ``(n, c, h, w)`` planes. Use :func:`roi_max_align_2d`.
+
+    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
+    works as Chainer's ``Function.__call__`` does.
+
+    Attributes:
+        argmax_data: After forward, the index ``iy * grid_w + ix`` of each output's largest
+            sample within its bin's grid (over the largest ROI grid when ``sampling_ratio`` is
+            None), an int32 array of the output's shape (-1 for an empty bin).
+    """
+
+    def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
+        self.outh, self.outw = _roi.check_outsize(outsize)
+        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
+        self.sampling_ratio = _roi.check_sampling_ratio(sampling_ratio)
+        self.argmax_data: Any = None
+        self._table: Any = None
+
+    def __call__(self, *inputs: Any) -> variable.Variable:
+        # compat: old-style Functions are called directly; each call applies a fresh copy.
+        result: variable.Variable = copy.copy(self).apply(inputs)[0]
+        return result
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _roi.check_roi_types(in_types, float32_only=True)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, rois, roi_indices = inputs
+        xp = backend.get_array_module(x)
+        n, c, height, width = x.shape
+        out_h, out_w = self.outh, self.outw
+        samples = _roi.align_samples(rois, self.spatial_scale, out_h, out_w,
+                                     self.sampling_ratio, height, width)
+        r = rois.shape[0]
+        batch = roi_indices.astype(numpy.int64)
+        valid, position, weight = samples["valid"], samples["position"], samples["weight"]
+        count = valid.shape[-1]
+        # Every sample's value, as a table whose "bins" are the samples.
+        sampler = _roi.shared_table(batch, position.reshape(r, out_h, out_w * count, 4),
+                                    weight.reshape(r, out_h, out_w * count, 4), x.shape,
+                                    (r, c, out_h, out_w * count))
+        values = sampler.apply(x, numpy.float64).reshape(r, c, out_h, out_w, count)
+        values = xp.where(valid[:, None], values, -numpy.inf)
+        # argmax takes the first of equal samples, as Chainer's strict comparison does.
+        best = values.argmax(axis=-1)
+        empty = ~valid.any(axis=-1)[:, None]
+        y = values.max(axis=-1).astype(x.dtype)
+        self.argmax_data = xp.where(empty, -1, best).astype(numpy.int32)
+        roi = xp.arange(r).reshape(r, 1, 1, 1)
+        row = xp.arange(out_h).reshape(1, 1, out_h, 1)
+        col = xp.arange(out_w).reshape(1, 1, 1, out_w)
+        # The four taps of each output's best sample: (R, C, OH, OW, 4).
+        best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best])
+        self._table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
+                                             x.shape)
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
+        return gx, None, None
+
+
+def roi_max_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: Any,
+                     sampling_ratio: Any = None) -> variable.Variable:
+    """ROI max align: each of ``outsize`` bins of each ROI takes its largest bilinear sample.
+
+    The samples are those of :func:`roi_average_align_2d`. A bin with no sample within one
+    pixel of the image gives ``-inf``. The gradient reaches the four pixels around the
+    largest sample, with their bilinear weights.
+
+    Args:
+        x: Input Variable or float32 array of shape ``(n, c, h, w)``.
+        rois: float32 array of shape ``(R, 4)`` of rows ``(y_min, x_min, y_max, x_max)``. It
+            gets no gradient.
+        roi_indices: int32 array of shape ``(R,)``: the image of ``x`` each ROI belongs to.
+        outsize: Output ``(height, width)``, or an int for both.
+        spatial_scale: Positive factor from ROI coordinates to ``x``'s pixels.
+        sampling_ratio: Samples per bin along each axis: None (automatic), an int >= 1, or a
+            pair of them.
+
+    Returns:
+        A Variable of shape ``(R, c, outh, outw)``.
+
+    Raises:
+        TypeError: If ``outsize``, ``spatial_scale`` or ``sampling_ratio`` is out of range.
+        chainer_compat.utils.type_check.InvalidType: If ``x`` or ``rois`` is not float32, or
+            a shape does not fit.
+
+    Compat: the result can be differentiated twice (Chainer's gradient is not differentiable).
+    """
+    return ROIMaxAlign2D(outsize, spatial_scale, sampling_ratio)(x, rois, roi_indices)

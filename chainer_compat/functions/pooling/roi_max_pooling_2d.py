@@ -1,0 +1,90 @@
+"""``roi_max_pooling_2d``: the maximum of each bin of each ROI given as
+``(y_min, x_min, y_max, x_max)`` rows with separate image indices. Layer 5: imports backend,
+variable, function_node and ``functions.pooling._roi`` (NOTE [ROI tables] there).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, variable
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.pooling import _roi
+
+
+class ROIMaxPooling2D(FunctionNode):
+    """ROI max pooling of ``(n, c, h, w)`` planes. Use :func:`roi_max_pooling_2d`.
+
+    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
+    works as Chainer's ``Function.__call__`` does.
+
+    Attributes:
+        argmax_data: After forward, the flat pixel index ``h * width + w`` of each output's
+            maximum, an int32 array of the output's shape (-1 for an empty bin).
+    """
+
+    def __init__(self, outsize: Any, spatial_scale: Any) -> None:
+        self.outh, self.outw = _roi.check_outsize(outsize)
+        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
+        self.argmax_data: Any = None
+        self._table: Any = None
+
+    def __call__(self, *inputs: Any) -> variable.Variable:
+        # compat: old-style Functions are called directly; each call applies a fresh copy.
+        result: variable.Variable = copy.copy(self).apply(inputs)[0]
+        return result
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _roi.check_roi_types(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, rois, roi_indices = inputs
+        xp = backend.get_array_module(x)
+        _, _, height, width = x.shape
+        bins = _roi.pooling_bins(rois, self.spatial_scale, self.outh, self.outw, height, width)
+        table, empty = _roi.max_table(x, roi_indices.astype(numpy.int64), *bins)
+        y = table.apply(x)
+        # An empty bin (entirely outside the image) pools to -inf, as in Chainer.
+        y = xp.where(empty, x.dtype.type(-numpy.inf), y)
+        self.argmax_data = xp.where(empty, -1, table.position.reshape(y.shape)).astype(
+            numpy.int32)
+        self._table = table
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
+        return gx, None, None
+
+
+def roi_max_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,
+                       spatial_scale: Any) -> variable.Variable:
+    """ROI max pooling: the maximum of each of ``outsize`` bins of each ROI, per channel.
+
+    Corners are scaled by ``spatial_scale`` and rounded to pixels (half to even); a ROI spans
+    ``y_max - y_min`` rows (at least one). Bin ``i`` of ``k`` over ``n`` pixels covers
+    ``[floor(i * n / k), ceil((i + 1) * n / k))`` from the ROI start, clipped to the image; a
+    bin entirely outside it pools to ``-inf``.
+
+    Args:
+        x: Input Variable or array of shape ``(n, c, h, w)``.
+        rois: Array of shape ``(R, 4)`` of rows ``(y_min, x_min, y_max, x_max)``, of ``x``'s
+            dtype. It gets no gradient.
+        roi_indices: int32 array of shape ``(R,)``: the image of ``x`` each ROI belongs to.
+        outsize: Output ``(height, width)``, or an int for both.
+        spatial_scale: Positive factor from ROI coordinates to ``x``'s pixels.
+
+    Returns:
+        A Variable of shape ``(R, c, outh, outw)``.
+
+    Raises:
+        TypeError: If ``outsize`` or ``spatial_scale`` is not positive.
+        chainer_compat.utils.type_check.InvalidType: If the inputs' dtypes or shapes do not
+            fit.
+
+    Compat: the result can be differentiated twice (Chainer's gradient is not differentiable).
+    """
+    return ROIMaxPooling2D(outsize, spatial_scale)(x, rois, roi_indices)

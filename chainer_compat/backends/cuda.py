@@ -1,7 +1,7 @@
 """Chainer's CUDA module: host/device transfers, device lookup, CuPy kernels and cuDNN switches.
 
 Layer 1: imports numpy, the standard library, ``configuration``, ``backend`` and ``backends._cuda``.
-CuPy names (``available``, ``cupy``, ``ndarray``, ``Device``, ...) resolve on first access through
+CuPy names (``available``, ``cupy``, ``cuda``, ``ndarray``, ...) resolve on first access through
 the module ``__getattr__``, which may import cupy; nothing else here does unless a GPU is asked for.
 """
 
@@ -26,7 +26,8 @@ from chainer_compat.configuration import config
 __all__ = [  # the CuPy-backed names resolved by __getattr__ are left out so `import *` stays lazy
     "DummyDevice", "DummyDeviceType", "GpuDevice", "check_cuda_available", "clear_memo", "copy",
     "elementwise", "fuse", "get_array_module", "get_device", "get_device_from_array",
-    "get_device_from_id", "get_max_workspace_size", "memoize", "raw", "reduce",
+    "get_cudnn_dropout_states", "get_cudnn_dropout_states_core", "get_device_from_id",
+    "get_max_workspace_size", "memoize", "raw", "reduce",
     "set_max_workspace_size", "should_use_cudnn", "should_use_cudnn_tensor_core", "to_cpu",
     "to_gpu", "using_allocator",
 ]
@@ -106,12 +107,19 @@ def _resolve_cupy_names() -> dict[str, Any]:
 
 def _real_cupy_names(cupy: Any) -> dict[str, Any] | None:
     try:
-        return {
+        names = {
             "cupy": cupy, "cupyx": _import_or_missing("cupyx"), "ndarray": cupy.ndarray,
-            "Device": cupy.cuda.Device, "Event": cupy.cuda.Event, "Stream": cupy.cuda.Stream,
+            "cuda": cupy.cuda, "Device": cupy.cuda.Device, "Event": cupy.cuda.Event,
+            "Stream": cupy.cuda.Stream,
         }
     except AttributeError:  # a partial install (or a stand-in module): treat CuPy as missing
         return None
+    # compat: as in Chainer, cuda.cuda and cuda.cublas exist only when CuPy imports.
+    try:
+        names["cublas"] = importlib.import_module("cupy.cuda.cublas")
+    except Exception:  # noqa: BLE001 - a CuPy whose CUDA libraries fail to load
+        pass
+    return names
 
 
 def _import_or_missing(name: str) -> Any:
@@ -123,7 +131,7 @@ def _import_or_missing(name: str) -> Any:
 
 _LAZY_NAMES = frozenset({
     "available", "cudnn_enabled", "cupy", "cupyx", "ndarray", "Device", "Event", "Stream",
-    "cudnn", "libcudnn", "memory_pool", "pinned_memory_pool",
+    "cudnn", "libcudnn", "memory_pool", "pinned_memory_pool", "cuda", "cublas",
 })
 
 
@@ -139,7 +147,7 @@ def __getattr__(name: str) -> Any:
         names = _resolve_cupy_names()
         # Stored as plain globals, so __getattr__ runs once and later reads cost nothing.
         globals().update(names)
-    if name not in names:  # memory pools exist only when CUDA is available
+    if name not in names:  # memory pools, cuda and cublas exist only with CuPy (and CUDA)
         raise AttributeError(f"cuda.{name} is not available: {_cuda.unavailable_message()}")
     return names[name]
 
@@ -531,3 +539,31 @@ def should_use_cudnn_tensor_core(dtype: Any) -> bool:
     if flag is None:
         return bool(_this.cudnn_enabled and _this.cudnn.is_tensor_core_available(dtype))
     return flag
+
+
+# compat: Chainer's first sentence, which it raises whenever cuDNN is off.
+_NO_CUDNN_DROPOUT = (
+    "cuDNN is not enabled. cuDNN dropout states must come from Chainer's cuDNN code paths, "
+    "got a request in chainer_compat, which has none: F.dropout and the n_step RNNs run "
+    "without them, so drop the call.")
+
+
+def get_cudnn_dropout_states() -> NoReturn:
+    """Chainer's per-thread cuDNN dropout states; chainer_compat has no cuDNN paths.
+
+    Raises:
+        RuntimeError: Always.
+    """
+    raise RuntimeError(_NO_CUDNN_DROPOUT)
+
+
+def get_cudnn_dropout_states_core(thread_id: int) -> NoReturn:
+    """Chainer's cuDNN dropout states of one thread; chainer_compat has no cuDNN paths.
+
+    Args:
+        thread_id: The thread whose states Chainer would return.
+
+    Raises:
+        RuntimeError: Always.
+    """
+    raise RuntimeError(_NO_CUDNN_DROPOUT)

@@ -136,6 +136,7 @@ from chainer_compat.functions.math.basic_math import absolute, add
 from chainer_compat.functions.math.batch_l2_norm_squared import batch_l2_norm_squared
 from chainer_compat.functions.math.bias import bias
 from chainer_compat.functions.math.ceil import ceil
+from chainer_compat.functions.math.cholesky import cholesky
 from chainer_compat.functions.math.clip import Clip, clip
 from chainer_compat.functions.math.cumprod import cumprod
 from chainer_compat.functions.math.cumsum import Cumsum, cumsum
@@ -282,7 +283,8 @@ __all__ = [
     "average_pooling_2d", "average_pooling_3d", "average_pooling_nd", "batch_det", "batch_inv",
     "batch_l2_norm_squared", "batch_matmul", "batch_normalization", "batch_renormalization",
     "bernoulli_nll", "bias", "bilinear", "binary_accuracy", "black_out", "broadcast",
-    "broadcast_to", "cast", "ceil", "classification_summary", "clip", "clipped_relu", "concat",
+    "broadcast_to", "cast", "ceil", "cholesky", "classification_summary", "clip", "clipped_relu",
+    "concat",
     "connectionist_temporal_classification", "contrastive", "convolution_1d", "convolution_2d",
     "convolution_3d", "convolution_nd", "copy", "cos", "cosh", "crelu", "crf1d",
     "cross_covariance", "cumprod", "cumsum", "deconvolution_1d", "deconvolution_2d",

@@ -14,15 +14,17 @@ import numpy
 from numpy.typing import DTypeLike
 
 from chainer_compat import backend
-from chainer_compat.initializers import constant, normal, orthogonal, uniform
+from chainer_compat.initializers import constant, normal, orthogonal, sampling, uniform
 from chainer_compat.initializers._base import get_dtype, is_ndarray
 from chainer_compat.initializers.constant import Constant, Identity, NaN, One, Zero
 from chainer_compat.initializers.normal import GlorotNormal, HeNormal, LeCunNormal, Normal
 from chainer_compat.initializers.orthogonal import Orthogonal
+from chainer_compat.initializers.sampling import DownsamplingConvFilter, UpsamplingDeconvFilter
 from chainer_compat.initializers.uniform import GlorotUniform, HeUniform, LeCunUniform, Uniform
 
 __all__ = [
     "Constant",
+    "DownsamplingConvFilter",
     "GlorotNormal",
     "GlorotUniform",
     "HeNormal",
@@ -35,11 +37,13 @@ __all__ = [
     "One",
     "Orthogonal",
     "Uniform",
+    "UpsamplingDeconvFilter",
     "Zero",
     "constant",
     "generate_array",
     "normal",
     "orthogonal",
+    "sampling",
     "uniform",
 ]
 

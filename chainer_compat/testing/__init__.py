@@ -11,6 +11,7 @@ from chainer_compat.testing import (  # noqa: F401
     attr,
     backend,
     condition,
+    distribution_test,
     helper,
     matrix,
     parameterized,
@@ -18,6 +19,7 @@ from chainer_compat.testing import (  # noqa: F401
 )
 from chainer_compat.testing.array import assert_allclose
 from chainer_compat.testing.backend import BackendConfig, inject_backend_tests
+from chainer_compat.testing.distribution_test import distribution_unittest
 
 # --- Place for the helpers built on the autograd core -------------------------------------------
 # The helpers built on the autograd core and links: testing.function_link,
@@ -77,6 +79,7 @@ __all__ = [
     "save_and_load_npz",
     "unary_math_function_unittest",
     "assert_allclose",
+    "distribution_unittest",
     "assert_warns",
     "fix_random",
     "from_pytest_parameterize",

@@ -1,5 +1,5 @@
 """Decorators that run a test several times: ``repeat``, ``retry``,
-``repeat_with_success_at_least``.
+``repeat_with_success_at_least``; and ``QuietTestRunner``, which runs a suite without output.
 
 Layer 8: imports only the standard library (and pytest's outcome types when pytest is loaded).
 """
@@ -59,6 +59,24 @@ def _run_trial(test: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
     except _failure_types():
         return "failure", traceback.format_exc()
     return "success", None
+
+
+class QuietTestRunner:
+    """A ``unittest`` runner that prints nothing and returns the ``unittest.TestResult``."""
+
+    def run(self, suite: Callable[[unittest.TestResult], Any]) -> unittest.TestResult:
+        """Runs ``suite`` (a test case or suite) and returns its result, without any output.
+
+        Args:
+            suite: A ``unittest.TestSuite`` or ``unittest.TestCase`` (anything called with a
+                result object).
+
+        Returns:
+            The ``unittest.TestResult`` holding the failures, errors and skips.
+        """
+        result = unittest.TestResult()
+        suite(result)
+        return result
 
 
 def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any], Any]:

@@ -22,6 +22,16 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.get_item import get_item  # noqa: F401
 from chainer_compat.functions.array.reshape import reshape  # noqa: F401
 from chainer_compat.functions.array.transpose import transpose  # noqa: F401
+
+# compat: Chainer's separate gradient nodes, importable from here; our operators do not use them.
+from chainer_compat.functions.math._basic_math_grads import (  # noqa: F401
+    AbsoluteGrad,
+    DivFromConstantGrad,
+    DivGrad,
+    PowConstVarGrad,
+    PowVarConstGrad,
+    PowVarVarGrad,
+)
 from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
@@ -599,6 +609,15 @@ def _install_variable_operators() -> None:
                            ("__rpow__", rpow), ("__neg__", neg), ("__abs__", absolute),
                            ("__matmul__", matmul), ("__rmatmul__", rmatmul)):
         setattr(Variable, name, function)
+
+
+def install_variable_arithmetics() -> None:
+    """Binds the arithmetic operators into ``Variable``; idempotent.
+
+    Compat: Chainer's package calls this once at import; here the operators are bound when this
+    module is imported, so a later call only binds the same functions again.
+    """
+    _install_variable_operators()
 
 
 _install_variable_operators()

@@ -1,0 +1,272 @@
+"""Chainer's gradient nodes of the arithmetic operators, as standalone FunctionNodes:
+``AbsoluteGrad``, ``DivGrad``, ``DivFromConstantGrad``, ``PowVarVarGrad``, ``PowVarConstGrad``
+and ``PowConstVarGrad``. ``basic_math`` re-exports them under Chainer's module path.
+
+Layer 5: imports the core, ``sum_to`` and ``log``. The operators' own backwards do not use these
+nodes (they are differentiable as written); these exist for code that applies them directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from chainer_compat import backend, utils
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math.exponential import log
+from chainer_compat.functions.math.sum import sum_to
+from chainer_compat.utils import type_check
+
+
+def _constant_like(x: Any, value: Any) -> Any:
+    """``value`` in ``x``'s dtype (a scalar becomes a scalar of that dtype)."""
+    if numpy.isscalar(value):
+        return numpy.dtype(x.dtype).type(value)
+    return value.astype(x.dtype, copy=False)
+
+
+def _total(*terms: Any) -> Any:
+    """The sum of the terms that are not None, or None when all are."""
+    present = [term for term in terms if term is not None]
+    if not present:
+        return None
+    total = present[0]
+    for term in present[1:]:
+        total = total + term
+    return total
+
+
+def _check_same_float_dtype(in_types: Any, names: tuple[str, ...]) -> None:
+    type_check._argname(in_types, names)
+    type_check.expect(in_types[0].dtype.kind == "f")
+    for other in in_types[1:]:
+        type_check.expect(in_types[0].dtype == other.dtype)
+
+
+class AbsoluteGrad(FunctionNode):
+    """``gx = sign(x) * gy``: the gradient of ``abs`` at a fixed array ``x``.
+
+    Args:
+        x: The input array of ``abs`` (a constant of this node).
+    """
+
+    is_elementwise = True
+
+    def __init__(self, x: Any) -> None:
+        super().__init__()
+        self.x = x
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("gy",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        return utils.force_array(xp.sign(self.x) * gy, gy.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        # Linear in gy: the same node maps the gradient back.
+        return tuple(AbsoluteGrad(self.x).apply(grad_outputs))
+
+
+class DivGrad(FunctionNode):
+    """``(gy / x1, -gy * x0 / x1**2)``, each summed to its input's shape: gradient of ``x0 / x1``.
+
+    Inputs are ``(x0, x1, gy)``.
+
+    Args:
+        is_elementwise: Whether ``x0`` and ``x1`` have one shape (kept as Chainer's attribute).
+    """
+
+    def __init__(self, is_elementwise: bool) -> None:
+        super().__init__()
+        self.is_elementwise = is_elementwise
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_same_float_dtype(in_types, ("x0", "x1", "gy"))
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x0, x1, gy = inputs
+        gx0 = utils.force_array(gy / x1)
+        gx1 = utils.force_array(-gx0 * x0 / x1)
+        return utils.sum_to(gx0, x0.shape), utils.sum_to(gx1, x1.shape)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x0, x1, gy = self.get_retained_inputs()
+        ggx0, ggx1 = grad_outputs
+        x1_square = x1 * x1
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(None if ggx1 is None else sum_to(-ggx1 * gy / x1_square, x0.shape))
+        if 1 in indexes:
+            term0 = None if ggx0 is None else -ggx0 * gy / x1_square
+            term1 = None if ggx1 is None else 2 * ggx1 * gy * x0 / (x1_square * x1)
+            total = _total(term0, term1)
+            grads.append(None if total is None else sum_to(total, x1.shape))
+        if 2 in indexes:
+            term0 = None if ggx0 is None else ggx0 / x1
+            term1 = None if ggx1 is None else -ggx1 * x0 / x1_square
+            grads.append(_total(term0, term1))
+        return tuple(grads)
+
+
+class DivFromConstantGrad(FunctionNode):
+    """``gx = -value * gy / x**2``: the gradient of ``value / x``; inputs are ``(x, gy)``.
+
+    Args:
+        value: The constant numerator (scalar or array).
+    """
+
+    is_elementwise = True
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_same_float_dtype(in_types, ("x", "gy"))
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        value = _constant_like(x, self.value)
+        return utils.force_array(-value * gy / (x * x), x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        value = _constant_like(x, self.value)
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(ggx * gy * (2 * value) / (x * x * x))
+        if 1 in indexes:
+            grads.append(ggx * (-value) / (x * x))
+        return tuple(grads)
+
+
+class PowVarVarGrad(FunctionNode):
+    """The gradient of ``x0 ** x1``: ``(x1 * x0**(x1-1) * gy, log(x0) * y * gy)``, summed to
+    each input's shape. Inputs are ``(x0, x1, gy)``.
+
+    Args:
+        is_elementwise: Whether ``x0`` and ``x1`` have one shape (kept as Chainer's attribute).
+        y: The forward output ``x0 ** x1`` (an array).
+    """
+
+    def __init__(self, is_elementwise: bool, y: Any) -> None:
+        super().__init__()
+        self.is_elementwise = is_elementwise
+        self.y = y
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_same_float_dtype(in_types, ("lhs", "rhs", "gy"))
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x0, x1, gy = inputs
+        xp = backend.get_array_module(x0)
+        gx0 = utils.force_array(x1 * x0 ** (x1 - x1.dtype.type(1)) * gy)
+        gx1 = utils.force_array(xp.log(x0) * self.y * gy)
+        return utils.sum_to(gx0, x0.shape), utils.sum_to(gx1, x1.shape)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x0, x1, gy = self.get_retained_inputs()
+        ggx0, ggx1 = grad_outputs
+        log_x0 = log(x0)
+        power = x0 ** x1
+        power_less_one = x0 ** (x1 - 1)
+        # d/dx1 of x1 * x0**(x1-1) equals d/dx0 of log(x0) * x0**x1.
+        mixed = power_less_one * (x1 * log_x0 + 1)
+        grads: list[Any] = []
+        if 0 in indexes:
+            term0 = None if ggx0 is None else ggx0 * x1 * (x1 - 1) * x0 ** (x1 - 2)
+            term1 = None if ggx1 is None else ggx1 * mixed
+            total = _total(term0, term1)
+            grads.append(None if total is None else sum_to(total * gy, x0.shape))
+        if 1 in indexes:
+            term0 = None if ggx0 is None else ggx0 * mixed
+            term1 = None if ggx1 is None else ggx1 * log_x0 * log_x0 * power
+            total = _total(term0, term1)
+            grads.append(None if total is None else sum_to(total * gy, x1.shape))
+        if 2 in indexes:
+            term0 = None if ggx0 is None else ggx0 * x1 * power_less_one
+            term1 = None if ggx1 is None else ggx1 * log_x0 * power
+            grads.append(_total(term0, term1))
+        return tuple(grads)
+
+
+class PowVarConstGrad(FunctionNode):
+    """``gx = value * x**(value-1) * gy``: the gradient of ``x ** value``; inputs ``(x, gy)``.
+
+    Args:
+        value: The constant exponent (scalar or array).
+    """
+
+    is_elementwise = True
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_same_float_dtype(in_types, ("x", "gy"))
+        type_check.expect(in_types[0].shape == in_types[1].shape)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        value = _constant_like(x, self.value)
+        return utils.force_array(value * x ** (value - 1) * gy, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        value = _constant_like(x, self.value)
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(ggx * gy * (value * (value - 1)) * x ** (value - 2))
+        if 1 in indexes:
+            grads.append(ggx * value * x ** (value - 1))
+        return tuple(grads)
+
+
+class PowConstVarGrad(FunctionNode):
+    """``gx = log(value) * y * gy``: the gradient of ``value ** x`` from its output ``y``;
+    inputs are ``(y, gy)``.
+
+    Args:
+        value: The constant base (scalar or array, positive).
+    """
+
+    is_elementwise = True
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_same_float_dtype(in_types, ("y", "gy"))
+        type_check.expect(in_types[0].shape == in_types[1].shape)
+
+    def _log_value(self, y: Any) -> Any:
+        xp = backend.get_array_module(y)
+        return utils.force_array(xp.log(_constant_like(y, self.value)), y.dtype)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        return utils.force_array(self._log_value(y) * y * gy, y.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        log_value = self._log_value(y.array)
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(ggx * gy * log_value)
+        if 1 in indexes:
+            grads.append(ggx * y * log_value)
+        return tuple(grads)

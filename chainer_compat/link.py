@@ -350,6 +350,17 @@ class Link(DeviceResident):
                 else:
                     target[name] = copy.deepcopy(source[name])
 
+    @classmethod
+    def from_params(cls, *args: Any, **kwargs: Any) -> Link:
+        """Builds a link whose parameters are the given arrays; links that can define it.
+
+        Raises:
+            NotImplementedError: For a link class that does not define it (as in Chainer).
+        """
+        raise NotImplementedError(
+            f"{cls.__name__}.from_params must be defined by the link class to build it from "
+            "parameter arrays; Linear, EmbedID and the convolution links define it")
+
     # ----------------------------------------------------------------------------- devices
     # device, xp, to_device, to_cpu, to_gpu, to_chx and from_chx come from DeviceResident,
     # which moves what device_resident_accept visits.

@@ -15,9 +15,10 @@ from numpy.typing import DTypeLike
 
 from chainer_compat import backend, configuration
 from chainer_compat.initializer import Initializer, get_fans
+from chainer_compat.utils._assertions import AssertValueError
 
 
-class DtypeMismatchError(ValueError, AssertionError):
+class DtypeMismatchError(AssertValueError):
     """Raised when an initializer with a fixed ``dtype`` is given an array of another dtype.
 
     Compat: Chainer reports this with a bare ``assert``; deriving from ``AssertionError`` too

@@ -11,6 +11,15 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.utils._assertions import AssertRuntimeError
+
+
+class _EmptyOutputError(AssertRuntimeError):
+    """A convolution or im2col whose output would have no entries along some axis.
+
+    Compat: Chainer fails an ``assert`` here; this error is both a RuntimeError and the
+    AssertionError that code written against Chainer may catch.
+    """
 
 
 def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
@@ -112,7 +121,8 @@ def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval:
         pixel at ``(y * sy + i * dy - ph, x * sx + j * dx - pw)``.
 
     Raises:
-        RuntimeError: If the output height or width is not positive.
+        RuntimeError: If the output height or width is not positive (also an
+            AssertionError, which Chainer raises).
     """
     _, _, h, w = img.shape
     if out_h is None:
@@ -120,7 +130,7 @@ def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval:
     if out_w is None:
         out_w = get_conv_outsize(w, kw, sx, pw, cover_all, dx)
     if out_h <= 0 or out_w <= 0:
-        raise RuntimeError(
+        raise _EmptyOutputError(
             f"output size of im2col must be positive, got {(out_h, out_w)} for an input of "
             f"size {(h, w)}: use a smaller kernel or dilation, or more padding")
     xp = backend.get_array_module(img)

@@ -10,22 +10,15 @@ import itertools
 from typing import Any
 
 from chainer_compat import backend
-from chainer_compat.utils.conv import _as_strided, get_conv_outsize
+from chainer_compat.utils._assertions import AssertValueError
+from chainer_compat.utils.conv import _as_strided, _EmptyOutputError, get_conv_outsize
 
 
-class _SizeLengthError(ValueError, AssertionError):
+class _SizeLengthError(AssertValueError):
     """A size argument with the wrong number of entries.
 
     Compat: Chainer fails an ``assert`` here; this error is both a ValueError and the
     AssertionError that code written against Chainer may catch.
-    """
-
-
-class _EmptyOutputError(RuntimeError, AssertionError):
-    """A convolution whose output would have no entries along some axis.
-
-    Compat: Chainer fails an ``assert`` here; this error is both the RuntimeError of the
-    2-D convolutions and the AssertionError that code written against Chainer may catch.
     """
 
 

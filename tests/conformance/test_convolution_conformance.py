@@ -255,3 +255,16 @@ def test_shape_errors_are_invalid_type():
         deconvolution_2d(x, numpy.zeros((4, 3, 3, 3), numpy.float32), outsize=(20, 7))
     with pytest.raises(ValueError, match="ilate"):
         convolution_2d(x, numpy.zeros((6, 4, 3, 3), numpy.float32), dilate=0)
+
+
+def test_an_empty_convolution_output_is_an_assertion_error():
+    # Chainer checks the output size with an assert (NOTE [bare asserts]).
+    x = numpy.ones((1, 4, 2, 2), numpy.float32)
+    w = numpy.ones((6, 4, 3, 3), numpy.float32)
+    with pytest.raises(AssertionError):
+        convolution_2d(x, w)
+
+
+def test_a_deconvolution_link_bias_of_the_wrong_shape_is_an_assertion_error():
+    with pytest.raises(AssertionError):
+        Deconvolution2D(4, 3, 3, initial_bias=numpy.arange(4, dtype=numpy.float32))

@@ -531,3 +531,11 @@ def test_to_gpu_and_back_moves_parameters_and_persistent_arrays():
     net.to_device("@numpy")
     assert isinstance(net.first.W.array, numpy.ndarray) and isinstance(net.mean, numpy.ndarray)
     assert isinstance(net.first.W.grad, numpy.ndarray)
+
+
+def test_from_params_is_for_link_classes_that_define_it():
+    with pytest.raises(NotImplementedError, match="Link.from_params"):
+        Link.from_params(numpy.zeros(2))
+    from chainer_compat.links.connection.linear import Linear
+    built = Linear.from_params(numpy.ones((3, 2), numpy.float32))
+    assert built.W.shape == (3, 2)

@@ -126,7 +126,7 @@ class Convolution2DFunction(FunctionNode):
         out_h = conv.get_conv_outsize(h, kh, self.sy, self.ph, self.cover_all, self.dy)
         out_w = conv.get_conv_outsize(w, kw, self.sx, self.pw, self.cover_all, self.dx)
         if out_h <= 0 or out_w <= 0:
-            raise RuntimeError(
+            raise conv._EmptyOutputError(
                 f"output size of convolution_2d must be positive, got {(out_h, out_w)}\n"
                 f"Input size: {(h, w)}\nKernel size: {(kh, kw)}\n"
                 f"Stride: {(self.sy, self.sx)}\nPad: {(self.ph, self.pw)}\n"

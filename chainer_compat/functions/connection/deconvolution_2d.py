@@ -112,7 +112,7 @@ class Deconvolution2DFunction(FunctionNode):
         if self.outw is None:
             self.outw = conv.get_deconv_outsize(w, kw, self.sx, self.pw, d=self.dx)
         if self.outh <= 0 or self.outw <= 0:
-            raise RuntimeError(
+            raise conv._EmptyOutputError(
                 f"output size of deconvolution_2d must be positive, got "
                 f"{(self.outh, self.outw)}\nInput size: {(h, w)}\nKernel size: {(kh, kw)}\n"
                 f"Stride: {(self.sy, self.sx)}\nPad: {(self.ph, self.pw)}\n"

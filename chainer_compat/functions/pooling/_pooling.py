@@ -12,6 +12,7 @@ from typing import Any
 
 from chainer_compat import backend
 from chainer_compat.utils import type_check
+from chainer_compat.utils._assertions import AssertValueError
 from chainer_compat.utils.conv_nd import as_tuple
 
 
@@ -93,7 +94,7 @@ def deconv_outsize(size: int, k: int, s: int, p: int, cover_all: bool) -> int:
     return s * (size - 1) + k - 2 * p
 
 
-class OutputSizeError(ValueError, AssertionError):
+class OutputSizeError(AssertValueError):
     """A pooling whose output would be empty.
 
     Compat: Chainer fails an ``assert`` here; this error is both a ValueError and the

@@ -16,6 +16,7 @@ from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC
 from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
 from chainer_compat.links.connection.convolution_2d import _check_groups, _pair
 from chainer_compat.utils import argument
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["Deconvolution2D"]
 
@@ -84,8 +85,8 @@ class Deconvolution2D(link.Link):
             else:
                 if (_is_array(initial_bias)
                         and tuple(initial_bias.shape) != (out_channels,)):
-                    # compat: Chainer checks array biases here (with an assert).
-                    raise ValueError(
+                    # compat: Chainer checks array biases here (NOTE [bare asserts]).
+                    raise AssertValueError(
                         f"initial_bias must have shape ({out_channels},), got "
                         f"{tuple(initial_bias.shape)}; pass one value per output channel")
                 if initial_bias is None:

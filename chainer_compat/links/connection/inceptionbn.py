@@ -17,11 +17,12 @@ from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
 from chainer_compat.links.connection.convolution_2d import Convolution2D
 from chainer_compat.links.normalization.batch_normalization import BatchNormalization
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["InceptionBN"]
 
 
-class InceptionBNError(ValueError, AssertionError):
+class InceptionBNError(AssertValueError):
     """``InceptionBN`` got a 1x1 path with a stride or without a pooling projection.
 
     Compat: Chainer checks these with bare ``assert`` statements; deriving from

@@ -13,6 +13,7 @@ from chainer_compat import link, variable
 from chainer_compat.functions.activation.relu import relu
 from chainer_compat.links.connection.convolution_2d import Convolution2D
 from chainer_compat.utils import argument
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["MLPConvolution2D"]
 
@@ -20,7 +21,7 @@ _WSCALE = ("wscale is not supported anymore. Use conv_init and bias_init argumen
            "the scale of initial parameters.")
 
 
-class MLPConvolutionError(ValueError, AssertionError):
+class MLPConvolutionError(AssertValueError):
     """``MLPConvolution2D`` got an empty list of output channels.
 
     Compat: Chainer checks this with a bare ``assert``; deriving from ``AssertionError`` too

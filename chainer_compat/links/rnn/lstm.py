@@ -14,11 +14,12 @@ from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.rnn.lstm import lstm, split_gates
 from chainer_compat.links.connection.linear import Linear
+from chainer_compat.utils._assertions import AssertTypeError
 
 __all__ = ["LSTM", "LSTMBase", "StatelessLSTM"]
 
 
-class StateTypeError(TypeError, AssertionError):
+class StateTypeError(AssertTypeError):
     """A recurrent link's ``set_state`` got something other than a Variable.
 
     Compat: Chainer checks this with a bare ``assert``; deriving from ``AssertionError`` too

@@ -16,11 +16,12 @@ from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.rnn.tree_lstm import tree_lstm
 from chainer_compat.links.connection.linear import Linear
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["ChildSumTreeLSTM", "NaryTreeLSTM"]
 
 
-class TreeArgumentError(ValueError, AssertionError):
+class TreeArgumentError(AssertValueError):
     """A TreeLSTM link got a malformed argument list or arity.
 
     Compat: Chainer checks these with bare ``assert`` statements; deriving from

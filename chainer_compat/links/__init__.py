@@ -38,6 +38,13 @@ from chainer_compat.links.loss.crf1d import CRF1d
 from chainer_compat.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
 from chainer_compat.links.loss.negative_sampling import NegativeSampling
 from chainer_compat.links.model.classifier import Classifier
+from chainer_compat.links.model.vision.googlenet import GoogLeNet
+from chainer_compat.links.model.vision.resnet import (
+    ResNet50Layers,
+    ResNet101Layers,
+    ResNet152Layers,
+)
+from chainer_compat.links.model.vision.vgg import VGG16Layers, VGG19Layers
 from chainer_compat.links.normalization.batch_normalization import BatchNormalization
 from chainer_compat.links.normalization.batch_renormalization import BatchRenormalization
 from chainer_compat.links.normalization.decorrelated_batch_normalization import (
@@ -65,11 +72,12 @@ __all__ = [
     "BlackOut", "CRF1d", "ChildSumTreeLSTM", "Classifier", "Convolution1D", "Convolution2D",
     "Convolution3D", "ConvolutionND", "Deconvolution1D", "Deconvolution2D", "Deconvolution3D",
     "DeconvolutionND", "DecorrelatedBatchNormalization", "DeformableConvolution2D",
-    "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID", "GRU", "GroupNormalization",
-    "Highway", "Inception", "InceptionBN", "LSTM", "LayerNormalization", "Linear",
-    "LocalConvolution2D", "MLPConvolution2D", "Maxout", "NStepBiGRU", "NStepBiLSTM",
+    "DepthwiseConvolution2D", "DilatedConvolution2D", "EmbedID", "GRU", "GoogLeNet",
+    "GroupNormalization", "Highway", "Inception", "InceptionBN", "LSTM", "LayerNormalization",
+    "Linear", "LocalConvolution2D", "MLPConvolution2D", "Maxout", "NStepBiGRU", "NStepBiLSTM",
     "NStepBiRNNReLU", "NStepBiRNNTanh", "NStepGRU", "NStepLSTM", "NStepRNNReLU", "NStepRNNTanh",
-    "NaryTreeLSTM", "NegativeSampling", "PReLU", "Parameter", "Scale", "SimplifiedDropconnect",
-    "StatefulGRU", "StatefulMGU", "StatefulPeepholeLSTM", "StatefulZoneoutLSTM", "StatelessGRU",
-    "StatelessLSTM", "StatelessMGU", "Swish",
+    "NaryTreeLSTM", "NegativeSampling", "PReLU", "Parameter", "ResNet101Layers", "ResNet152Layers",
+    "ResNet50Layers", "Scale", "SimplifiedDropconnect", "StatefulGRU", "StatefulMGU",
+    "StatefulPeepholeLSTM", "StatefulZoneoutLSTM", "StatelessGRU", "StatelessLSTM", "StatelessMGU",
+    "Swish", "VGG16Layers", "VGG19Layers",
 ]

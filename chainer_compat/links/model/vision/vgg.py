@@ -1,0 +1,198 @@
+"""``VGG16Layers`` and ``VGG19Layers``: the VGG team's ImageNet networks, with ``prepare``.
+
+Layer 8: imports functions, initializers, links.connection and the shared ``_imagenet`` helpers.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from chainer_compat.functions.activation.relu import relu
+from chainer_compat.functions.activation.softmax import softmax
+from chainer_compat.functions.noise.dropout import dropout
+from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
+from chainer_compat.initializers.constant import Zero
+from chainer_compat.initializers.normal import Normal
+from chainer_compat.links.connection.convolution_2d import Convolution2D
+from chainer_compat.links.connection.linear import Linear
+from chainer_compat.links.model.vision import _imagenet
+from chainer_compat.serializers import npz
+
+__all__ = ["VGG16Layers", "VGG19Layers", "VGGLayers", "prepare"]
+
+# The mean pixel of the ILSVRC training set in BGR order, as the VGG team subtracted it.
+_MEAN_BGR = (103.939, 116.779, 123.68)
+
+# Each stage: (input channels, output channels, convolutions in VGG16, in VGG19).
+_STAGES = ((3, 64, 2, 2), (64, 128, 2, 2), (128, 256, 3, 4), (256, 512, 3, 4), (512, 512, 3, 4))
+
+_CAFFEMODELS = {
+    16: ("VGG_ILSVRC_16_layers.npz",
+         "https://www.robots.ox.ac.uk/%7Evgg/software/very_deep/caffe/"
+         "VGG_ILSVRC_16_layers.caffemodel"),
+    19: ("VGG_ILSVRC_19_layers.npz",
+         "http://www.robots.ox.ac.uk/%7Evgg/software/very_deep/caffe/"
+         "VGG_ILSVRC_19_layers.caffemodel"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    # compat: Chainer exposes whether Pillow imported as ``vgg.available``; we check lazily.
+    if name == "available":
+        return _imagenet.pillow_available()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def prepare(image: Any, size: Sequence[int] | None = (224, 224)) -> numpy.ndarray:
+    """Converts an image into an input array of the VGG models.
+
+    It resizes the image, reorders RGB to BGR, subtracts the training mean and moves channels
+    first.
+
+    Args:
+        image: A ``PIL.Image``, or a uint8-valued RGB array shaped ``(H, W)``, ``(H, W, C)``,
+            ``(1, H, W)`` or ``(3, H, W)``.
+        size: ``(width, height)`` of the result, or None to keep the image's size.
+
+    Returns:
+        A ``(3, H, W)`` array of the default dtype.
+
+    Raises:
+        ImportError: If Pillow is not installed.
+    """
+    return _imagenet.prepare_image(image, size, _MEAN_BGR)
+
+
+def _max_pooling_2x2(x: Any) -> Any:
+    return max_pooling_2d(x, ksize=2)
+
+
+class VGGLayers(_imagenet.ImageNetModel):
+    """The VGG network of 16 or 19 weight layers; use ``VGG16Layers`` or ``VGG19Layers``.
+
+    The pretrained weights are released by the VGG team under the Creative Commons
+    Attribution License.
+
+    Args:
+        pretrained_model: ``'auto'`` loads the npz Chainer converted from the VGG team's
+            caffemodel, ``VGG_ILSVRC_<n>_layers.npz`` in
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None
+            initializes filters with ``Normal(0.01)`` and biases with zeros, as in the paper.
+        n_layers: 16 or 19.
+
+    Raises:
+        ValueError: If ``n_layers`` is neither 16 nor 19.
+        FileNotFoundError: If ``'auto'`` finds no converted npz.
+
+    Compat:
+        Chainer downloads and converts the caffemodel when the npz is missing; chainer_compat
+        has no Caffe reader and raises instead, saying where to put the npz.
+
+    See: K. Simonyan and A. Zisserman, `Very Deep Convolutional Networks for Large-Scale Image
+    Recognition <https://arxiv.org/abs/1409.1556>`_.
+    """
+
+    _extract_layers = ("fc7",)
+
+    def __init__(self, pretrained_model: str | None = "auto", n_layers: int = 16) -> None:
+        super().__init__()
+        if n_layers not in _CAFFEMODELS:
+            raise ValueError(f"n_layers must be 16 or 19, got {n_layers}")
+        path = pretrained_model
+        if pretrained_model == "auto":
+            npz_name, url = _CAFFEMODELS[n_layers]
+            path = _imagenet.find_converted_npz(type(self).__name__, npz_name, url)
+        if pretrained_model:
+            # The weights are overwritten by the npz, so skip the costly random draws.
+            init: dict[str, Any] = {"initialW": Zero(), "initial_bias": Zero()}
+        else:
+            init = {"initialW": Normal(0.01), "initial_bias": Zero()}
+        deep = n_layers == 19
+        with self.init_scope():
+            # compat: Chainer registers the fourth convolutions of VGG19 after fc8.
+            for stage, (in_channels, out_channels, count16, _) in enumerate(_STAGES, 1):
+                for index in range(1, count16 + 1):
+                    source = in_channels if index == 1 else out_channels
+                    conv = Convolution2D(source, out_channels, 3, 1, 1, **init)
+                    setattr(self, f"conv{stage}_{index}", conv)
+            self.fc6 = Linear(512 * 7 * 7, 4096, **init)
+            self.fc7 = Linear(4096, 4096, **init)
+            self.fc8 = Linear(4096, 1000, **init)
+            if deep:
+                for stage, (_, out_channels, count16, count19) in enumerate(_STAGES, 1):
+                    for index in range(count16 + 1, count19 + 1):
+                        conv = Convolution2D(out_channels, out_channels, 3, 1, 1, **init)
+                        setattr(self, f"conv{stage}_{index}", conv)
+        if path:
+            npz.load_npz(path, self)
+
+    @staticmethod
+    def _prepare(image: Any, size: Sequence[int] | None) -> numpy.ndarray:
+        return prepare(image, size)
+
+    def _layer_table(self, n_layers: int) -> _imagenet.LayerTable:
+        table: _imagenet.LayerTable = collections.OrderedDict()
+        for stage, stage_spec in enumerate(_STAGES, 1):
+            count = stage_spec[2] if n_layers == 16 else stage_spec[3]
+            for index in range(1, count + 1):
+                table[f"conv{stage}_{index}"] = [getattr(self, f"conv{stage}_{index}"), relu]
+            table[f"pool{stage}"] = [_max_pooling_2x2]
+        table["fc6"] = [self.fc6, relu, dropout]
+        table["fc7"] = [self.fc7, relu, dropout]
+        table["fc8"] = [self.fc8]
+        table["prob"] = [softmax]
+        return table
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
+        """Converts the VGG team's caffemodel to an npz ``pretrained_model`` accepts.
+
+        Raises:
+            NotImplementedError: Always: chainer_compat has no Caffe reader; run this
+                method under Chainer 7.8.1.
+        """
+        raise _imagenet.caffe_unsupported(cls.__name__)
+
+
+class VGG16Layers(VGGLayers):
+    """VGG with 16 weight layers (13 convolutions and 3 fully connected layers).
+
+    The input is a batch of 224x224 images made by :func:`prepare`. See :class:`VGGLayers`.
+
+    Args:
+        pretrained_model: ``'auto'`` loads ``VGG_ILSVRC_16_layers.npz`` from
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
+            filters from ``Normal(0.01)``.
+    """
+
+    def __init__(self, pretrained_model: str | None = "auto") -> None:
+        super().__init__(pretrained_model, 16)
+
+    @property
+    def functions(self) -> _imagenet.LayerTable:
+        """The layers in order, from ``conv1_1`` to ``prob``."""
+        return self._layer_table(16)
+
+
+class VGG19Layers(VGGLayers):
+    """VGG with 19 weight layers (16 convolutions and 3 fully connected layers).
+
+    The input is a batch of 224x224 images made by :func:`prepare`. See :class:`VGGLayers`.
+
+    Args:
+        pretrained_model: ``'auto'`` loads ``VGG_ILSVRC_19_layers.npz`` from
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
+            filters from ``Normal(0.01)``.
+    """
+
+    def __init__(self, pretrained_model: str | None = "auto") -> None:
+        super().__init__(pretrained_model, 19)
+
+    @property
+    def functions(self) -> _imagenet.LayerTable:
+        """The layers in order, from ``conv1_1`` to ``prob``."""
+        return self._layer_table(19)

@@ -1,7 +1,7 @@
 """``Convolution2D``: the 2-D convolution layer, whose input channel count may be inferred from
 the first input.
 
-Layer 8: imports functions, initializers, link, utils and variable.
+Layer 8: imports functions, utils, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
@@ -9,33 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import variable
 from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC, convolution_2d
+from chainer_compat.links.connection._conv_base import (
+    as_pair,
+    check_from_params_bias,
+    check_groups,
+)
+from chainer_compat.links.connection._weight_link import WeightLink
 from chainer_compat.utils import argument
 
 __all__ = ["Convolution2D"]
 
 
-def _pair(value: Any) -> Any:
-    """``value`` if it is a sequence, else ``(value, value)``, as Chainer stores sizes."""
-    if hasattr(value, "__getitem__"):
-        return value
-    return value, value
-
-
-def _check_groups(in_channels: int, out_channels: int, groups: int) -> None:
-    """Raises ValueError unless ``groups`` divides both channel counts (Chainer's wording)."""
-    if out_channels % groups != 0:
-        raise ValueError(
-            "the number of output channels must be divisible by the number of groups: "
-            f"got out_channels={out_channels}, groups={groups}")
-    if in_channels % groups != 0:
-        raise ValueError(
-            "the number of input channels must be divisible by the number of groups: "
-            f"got in_channels={in_channels}, groups={groups}")
-
-
-class Convolution2D(link.Link):
+class Convolution2D(WeightLink):
     """A 2-D convolution layer: :func:`~chainer_compat.functions.convolution_2d` with its own
     filters ``W`` and bias ``b``.
 
@@ -65,9 +52,6 @@ class Convolution2D(link.Link):
         TypeError: For any other unknown keyword argument.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
                  initial_bias: Any = None, *, dilate: Any = 1, groups: int = 1,
@@ -78,27 +62,18 @@ class Convolution2D(link.Link):
             # compat: Convolution2D(out_channels, ksize), as in Chainer.
             in_channels, out_channels, ksize = None, in_channels, out_channels
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
-        self.dilate = _pair(dilate)
+        self.stride = as_pair(stride)
+        self.pad = as_pair(pad)
+        self.dilate = as_pair(dilate)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels)
+        self._add_weight(initialW, in_channels)
+        self._add_bias(nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
-        _check_groups(in_channels, self.out_channels, self.groups)
+        kh, kw = as_pair(self.ksize)
+        check_groups(in_channels, self.out_channels, self.groups)
         self.W.initialize((self.out_channels, in_channels // self.groups, kh, kw))
 
     @classmethod
@@ -123,10 +98,7 @@ class Convolution2D(link.Link):
             ValueError: If ``b`` does not have ``out_channels`` elements.
         """
         out_channels, group_channels, kh, kw = W.shape
-        if b is not None and b.size != out_channels:
-            raise ValueError(
-                f"b must have out_channels = W.shape[0] = {out_channels} elements, got "
-                f"{b.size}; pass a bias with one element per output channel")
+        check_from_params_bias(b, out_channels)
         return cls(group_channels * groups, out_channels, (kh, kw), stride, pad, nobias,
                    initialW=variable.as_array(W), initial_bias=variable.as_array(b),
                    dilate=dilate, groups=groups)

@@ -1,22 +1,23 @@
 """``ConvolutionND``, ``Convolution1D``, ``Convolution3D``: N-d convolution layers whose input
 channel count may be inferred from the first input.
 
-Layer 8: imports functions, initializers, link, utils and variable.
+Layer 8: imports functions, utils, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import variable
 from chainer_compat.functions.connection.convolution_nd import convolution_nd
-from chainer_compat.links.connection.convolution_2d import _check_groups
+from chainer_compat.links.connection._conv_base import check_from_params_bias, check_groups
+from chainer_compat.links.connection._weight_link import WeightLink
 from chainer_compat.utils import argument, conv_nd
 
 __all__ = ["Convolution1D", "Convolution3D", "ConvolutionND"]
 
 
-class ConvolutionND(link.Link):
+class ConvolutionND(WeightLink):
     """An N-d convolution layer: :func:`~chainer_compat.functions.convolution_nd` with its own
     filters ``W`` and bias ``b``.
 
@@ -48,9 +49,6 @@ class ConvolutionND(link.Link):
             has the wrong length.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, ndim: int, in_channels: int | None, out_channels: Any,
                  ksize: Any = None, stride: Any = 1, pad: Any = 0, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None, cover_all: bool = False,
@@ -66,20 +64,11 @@ class ConvolutionND(link.Link):
         self.cover_all = cover_all
         self.dilate = conv_nd.as_tuple(dilate, ndim)
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels)
+        self._add_weight(initialW, in_channels)
+        self._add_bias(nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        _check_groups(in_channels, self.out_channels, self.groups)
+        check_groups(in_channels, self.out_channels, self.groups)
         self.W.initialize((self.out_channels, in_channels // self.groups) + self.ksize)
 
     @classmethod
@@ -105,10 +94,7 @@ class ConvolutionND(link.Link):
         cover_all, dilate, groups = argument.parse_kwargs(
             kwargs, ("cover_all", False), ("dilate", 1), ("groups", 1))
         out_channels, group_channels, *ksize = W.shape
-        if b is not None and b.size != out_channels:
-            raise ValueError(
-                f"b must have out_channels = W.shape[0] = {out_channels} elements, got "
-                f"{b.size}; pass a bias with one element per output channel")
+        check_from_params_bias(b, out_channels)
         return cls(len(ksize), group_channels * groups, out_channels, tuple(ksize), stride,
                    pad, nobias, initialW=variable.as_array(W),
                    initial_bias=variable.as_array(b), cover_all=cover_all, dilate=dilate,

@@ -1,8 +1,7 @@
 """``Deconvolution2D``: the 2-D transposed-convolution layer, whose input channel count may be
 inferred from the first input.
 
-Layer 8: imports backend, functions, initializers, link, utils, variable and the helpers of the
-``Convolution2D`` link.
+Layer 8: imports backend, functions, utils, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
@@ -11,10 +10,11 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, initializers, link, variable
+from chainer_compat import backend, variable
 from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC
 from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
-from chainer_compat.links.connection.convolution_2d import _check_groups, _pair
+from chainer_compat.links.connection._conv_base import as_pair, check_groups
+from chainer_compat.links.connection._weight_link import WeightLink
 from chainer_compat.utils import argument
 from chainer_compat.utils._assertions import AssertValueError
 
@@ -25,7 +25,7 @@ def _is_array(value: Any) -> bool:
     return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
 
 
-class Deconvolution2D(link.Link):
+class Deconvolution2D(WeightLink):
     """A 2-D deconvolution layer: :func:`~chainer_compat.functions.deconvolution_2d` with its
     own filters ``W`` and bias ``b``.
 
@@ -57,9 +57,6 @@ class Deconvolution2D(link.Link):
         TypeError: For any other unknown keyword argument.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, outsize: Any = None,
                  initialW: Any = None, initial_bias: Any = None, *, dilate: Any = 1,
@@ -70,33 +67,24 @@ class Deconvolution2D(link.Link):
             # compat: Deconvolution2D(out_channels, ksize), as in Chainer.
             in_channels, out_channels, ksize = None, in_channels, out_channels
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
-        self.dilate = _pair(dilate)
+        self.stride = as_pair(stride)
+        self.pad = as_pair(pad)
+        self.dilate = as_pair(dilate)
         self.outsize = (None, None) if outsize is None else outsize
         self.out_channels = out_channels
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if (_is_array(initial_bias)
-                        and tuple(initial_bias.shape) != (out_channels,)):
-                    # compat: Chainer checks array biases here (NOTE [bare asserts]).
-                    raise AssertValueError(
-                        f"initial_bias must have shape ({out_channels},), got "
-                        f"{tuple(initial_bias.shape)}; pass one value per output channel")
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels)
+        self._add_weight(initialW, in_channels)
+        if (not nobias and _is_array(initial_bias)
+                and tuple(initial_bias.shape) != (out_channels,)):
+            # compat: Chainer checks array biases after W (NOTE [bare asserts]).
+            raise AssertValueError(
+                f"initial_bias must have shape ({out_channels},), got "
+                f"{tuple(initial_bias.shape)}; pass one value per output channel")
+        self._add_bias(nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
-        _check_groups(in_channels, self.out_channels, self.groups)
+        kh, kw = as_pair(self.ksize)
+        check_groups(in_channels, self.out_channels, self.groups)
         self.W.initialize((in_channels, self.out_channels // self.groups, kh, kw))
 
     def forward(self, x: Any) -> variable.Variable:

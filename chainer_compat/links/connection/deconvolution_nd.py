@@ -1,22 +1,23 @@
 """``DeconvolutionND``, ``Deconvolution1D``, ``Deconvolution3D``: N-d transposed-convolution
 layers whose input channel count may be inferred from the first input.
 
-Layer 8: imports functions, initializers, link, utils and variable.
+Layer 8: imports functions, utils, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import variable
 from chainer_compat.functions.connection.deconvolution_nd import deconvolution_nd
-from chainer_compat.links.connection.convolution_2d import _check_groups
+from chainer_compat.links.connection._conv_base import check_groups
+from chainer_compat.links.connection._weight_link import WeightLink
 from chainer_compat.utils import conv_nd
 
 __all__ = ["Deconvolution1D", "Deconvolution3D", "DeconvolutionND"]
 
 
-class DeconvolutionND(link.Link):
+class DeconvolutionND(WeightLink):
     """An N-d deconvolution layer: :func:`~chainer_compat.functions.deconvolution_nd` with its
     own filters ``W`` and bias ``b``.
 
@@ -48,9 +49,6 @@ class DeconvolutionND(link.Link):
             has the wrong length.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, ndim: int, in_channels: int | None, out_channels: Any,
                  ksize: Any = None, stride: Any = 1, pad: Any = 0, nobias: bool = False,
                  outsize: Any = None, initialW: Any = None, initial_bias: Any = None,
@@ -66,20 +64,11 @@ class DeconvolutionND(link.Link):
         self.outsize = outsize
         self.dilate = conv_nd.as_tuple(dilate, ndim)
         self.groups = int(groups)
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels)
+        self._add_weight(initialW, in_channels)
+        self._add_bias(nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        _check_groups(in_channels, self.out_channels, self.groups)
+        check_groups(in_channels, self.out_channels, self.groups)
         self.W.initialize((in_channels, self.out_channels // self.groups) + self.ksize)
 
     def forward(self, x: Any) -> variable.Variable:

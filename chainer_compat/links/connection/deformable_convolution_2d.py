@@ -1,27 +1,23 @@
 """``DeformableConvolution2D``: a convolution that predicts its own sampling offsets with a
 second convolution, and the sampler link that holds the deformed filters.
 
-Layer 8: imports functions, initializers, link, links.connection.convolution_2d and variable.
+Layer 8: imports functions, link, links.connection.convolution_2d, variable and the connection
+links' private helpers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import link, variable
 from chainer_compat.functions.connection.deformable_convolution_2d_sampler import (
     deformable_convolution_2d_sampler,
 )
+from chainer_compat.links.connection._conv_base import as_pair
+from chainer_compat.links.connection._weight_link import WeightLink
 from chainer_compat.links.connection.convolution_2d import Convolution2D
 
 __all__ = ["DeformableConvolution2D", "DeformableConvolution2DSampler"]
-
-
-def _pair(value: Any) -> Any:
-    """``value`` if it is a sequence, else ``(value, value)``, as Chainer stores sizes."""
-    if hasattr(value, "__getitem__"):
-        return value
-    return value, value
 
 
 class DeformableConvolution2D(link.Chain):
@@ -57,7 +53,7 @@ class DeformableConvolution2D(link.Chain):
                  deform_nobias: bool = False, deform_initialW: Any = None,
                  deform_initial_bias: Any = None) -> None:
         super().__init__()
-        kh, kw = _pair(ksize)
+        kh, kw = as_pair(ksize)
         with self.init_scope():
             self.offset_conv = Convolution2D(
                 in_channels, 2 * kh * kw, ksize, stride, pad, offset_nobias,
@@ -78,7 +74,7 @@ class DeformableConvolution2D(link.Chain):
         return self.deform_conv(x, self.offset_conv(x))
 
 
-class DeformableConvolution2DSampler(link.Link):
+class DeformableConvolution2DSampler(WeightLink):
     """The filters ``W`` and bias ``b`` of a deformable convolution, applied with given offsets.
 
     Args:
@@ -96,33 +92,24 @@ class DeformableConvolution2DSampler(link.Link):
         b: The bias parameter, or None when ``nobias`` is True.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_channels: int | None, out_channels: int, ksize: Any,
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
                  initial_bias: Any = None) -> None:
         super().__init__()
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
+        self.stride = as_pair(stride)
+        self.pad = as_pair(pad)
         self.out_channels = out_channels
         self.initialW = initialW
         # compat: the filters start at zero by default, unlike Convolution2D's.
-        weight_init = 0 if initialW is None else initialW
-        bias_init = 0 if initial_bias is None else initial_bias
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(weight_init))
-            if nobias:
-                self.b = None
-            else:
-                self.b = variable.Parameter(initializers._get_initializer(bias_init))
+        self._add_weight(0 if initialW is None else initialW)
+        self._add_bias(nobias, initial_bias)
         if in_channels is not None:
             self._initialize_params(in_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
         """Creates ``W`` (and ``b``) for inputs of ``in_channels`` channels."""
-        kh, kw = _pair(self.ksize)
+        kh, kw = as_pair(self.ksize)
         self.W.initialize((self.out_channels, in_channels, kh, kw))
         if self.b is not None:
             self.b.initialize((self.out_channels,))

@@ -1,7 +1,7 @@
 """``DepthwiseConvolution2D``: the 2-D depthwise convolution layer, whose input channel count
 may be inferred from the first input.
 
-Layer 8: imports functions, initializers, link, variable and the ``Convolution2D`` link's helper.
+Layer 8: imports functions, initializers, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import initializers, variable
 from chainer_compat.functions.connection.depthwise_convolution_2d import (
     depthwise_convolution_2d,
 )
-from chainer_compat.links.connection.convolution_2d import _pair
+from chainer_compat.links.connection._conv_base import as_pair
+from chainer_compat.links.connection._weight_link import WeightLink
 
 __all__ = ["DepthwiseConvolution2D"]
 
 
-class DepthwiseConvolution2D(link.Link):
+class DepthwiseConvolution2D(WeightLink):
     """A 2-D depthwise convolution layer:
     :func:`~chainer_compat.functions.depthwise_convolution_2d` with its own ``W`` and ``b``.
 
@@ -42,33 +43,24 @@ class DepthwiseConvolution2D(link.Link):
         b: The bias parameter, or None when ``nobias`` is True.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_channels: int | None, channel_multiplier: int, ksize: Any,
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
                  initial_bias: Any = None) -> None:
         super().__init__()
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
+        self.stride = as_pair(stride)
+        self.pad = as_pair(pad)
         self.channel_multiplier = channel_multiplier
         self.nobias = nobias
         if initialW is None:
             initialW = initializers.HeNormal(1.0 / numpy.sqrt(2))
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = initializers.Constant(0)
-                self.b = variable.Parameter(initializers._get_initializer(initial_bias))
+        self._add_weight(initialW)
+        self._add_bias(nobias, initial_bias)
         if in_channels is not None:
             self._initialize_params(in_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
+        kh, kw = as_pair(self.ksize)
         self.W.initialize((self.channel_multiplier, in_channels, kh, kw))
         if self.b is not None:
             self.b.initialize(self.channel_multiplier * in_channels)

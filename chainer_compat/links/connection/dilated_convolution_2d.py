@@ -1,21 +1,22 @@
 """``DilatedConvolution2D``: the 2-D dilated convolution layer, whose input channel count may be
 inferred from the first input.
 
-Layer 8: imports functions, initializers, link, variable and the ``Convolution2D`` link's helper.
+Layer 8: imports functions, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import initializers, link, variable
+from chainer_compat import variable
 from chainer_compat.functions.connection.dilated_convolution_2d import dilated_convolution_2d
-from chainer_compat.links.connection.convolution_2d import _pair
+from chainer_compat.links.connection._conv_base import as_pair
+from chainer_compat.links.connection._weight_link import WeightLink
 
 __all__ = ["DilatedConvolution2D"]
 
 
-class DilatedConvolution2D(link.Link):
+class DilatedConvolution2D(WeightLink):
     """A 2-D dilated convolution layer: :func:`~chainer_compat.functions.dilated_convolution_2d`
     with its own filters ``W`` and bias ``b``.
 
@@ -40,9 +41,6 @@ class DilatedConvolution2D(link.Link):
         b: The bias parameter, or None when ``nobias`` is True.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
                  stride: Any = 1, pad: Any = 0, dilate: Any = 1, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None) -> None:
@@ -51,24 +49,15 @@ class DilatedConvolution2D(link.Link):
             # compat: DilatedConvolution2D(out_channels, ksize), as in Chainer.
             in_channels, out_channels, ksize = None, in_channels, out_channels
         self.ksize = ksize
-        self.stride = _pair(stride)
-        self.pad = _pair(pad)
-        self.dilate = _pair(dilate)
+        self.stride = as_pair(stride)
+        self.pad = as_pair(pad)
+        self.dilate = as_pair(dilate)
         self.out_channels = out_channels
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_channels is not None:
-                self._initialize_params(in_channels)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_channels)
+        self._add_weight(initialW, in_channels)
+        self._add_bias(nobias, initial_bias, out_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        kh, kw = _pair(self.ksize)
+        kh, kw = as_pair(self.ksize)
         self.W.initialize((self.out_channels, in_channels, kh, kw))
 
     def forward(self, x: Any) -> variable.Variable:

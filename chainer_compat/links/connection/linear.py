@@ -1,7 +1,7 @@
 """``Linear``: the fully-connected layer ``y = x W^T + b``, whose input size may be inferred
 from the first input.
 
-Layer 8: imports functions, initializers, link, utils and variable.
+Layer 8: imports functions, utils, variable and the connection links' private helpers.
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chainer_compat import initializers, link, utils, variable
+from chainer_compat import utils, variable
 from chainer_compat.functions.connection.linear import linear
+from chainer_compat.links.connection._weight_link import WeightLink
 
 __all__ = ["Linear"]
 
 
-class Linear(link.Link):
+class Linear(WeightLink):
     """A fully-connected layer: ``y = x W^T + b`` over the flattened non-batch axes of ``x``.
 
     ``Linear(out_size)`` (or ``in_size=None``) leaves ``W`` uninitialized until the first call,
@@ -37,9 +38,6 @@ class Linear(link.Link):
         out_size: The output size.
     """
 
-    W: variable.Parameter
-    b: variable.Parameter | None
-
     def __init__(self, in_size: int | None, out_size: int | None = None, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None) -> None:
         super().__init__()
@@ -52,17 +50,8 @@ class Linear(link.Link):
                 "Linear(in_size, out_size)")
         self.in_size = in_size
         self.out_size = out_size
-        with self.init_scope():
-            self.W = variable.Parameter(initializers._get_initializer(initialW))
-            if in_size is not None:
-                self._initialize_params(in_size)
-            if nobias:
-                self.b = None
-            else:
-                if initial_bias is None:
-                    initial_bias = 0
-                self.b = variable.Parameter(
-                    initializers._get_initializer(initial_bias), out_size)
+        self._add_weight(initialW, in_size)
+        self._add_bias(nobias, initial_bias, out_size)
 
     def _initialize_params(self, in_size: int) -> None:
         self.W.initialize((self.out_size, in_size))

@@ -1,7 +1,8 @@
 """``LocalConvolution2D``: the locally connected 2-D layer, holding one filter bank per output
 position.
 
-Layer 8: imports functions, initializers, link and variable.
+Layer 8: imports functions, initializers, link, variable and the connection links' private
+helpers.
 """
 
 from __future__ import annotations
@@ -10,15 +11,9 @@ from typing import Any
 
 from chainer_compat import initializers, link, variable
 from chainer_compat.functions.connection.local_convolution_2d import local_convolution_2d
+from chainer_compat.links.connection._conv_base import as_pair
 
 __all__ = ["LocalConvolution2D"]
-
-
-def _pair(value: Any) -> Any:
-    """``value`` if it is a sequence, else ``(value, value)``, as Chainer stores sizes."""
-    if hasattr(value, "__getitem__"):
-        return value
-    return value, value
 
 
 class LocalConvolution2D(link.Link):
@@ -60,7 +55,7 @@ class LocalConvolution2D(link.Link):
         del kwargs
         super().__init__()
         self.ksize = ksize
-        self.stride = _pair(stride)
+        self.stride = as_pair(stride)
         self.nobias = nobias
         self.out_channels = out_channels
         with self.init_scope():
@@ -71,12 +66,12 @@ class LocalConvolution2D(link.Link):
                 bias_init = 0 if initial_bias is None else initial_bias
                 self.b = variable.Parameter(initializers._get_initializer(bias_init))
             if in_channels is not None and in_size is not None:
-                self._initialize_params(in_channels, _pair(in_size))
+                self._initialize_params(in_channels, as_pair(in_size))
 
     def _initialize_params(self, in_channels: int, in_size: Any) -> None:
         """Creates ``W`` and ``b`` for inputs of ``in_channels`` channels and ``in_size``."""
-        kh, kw = _pair(self.ksize)
-        in_h, in_w = _pair(in_size)
+        kh, kw = as_pair(self.ksize)
+        in_h, in_w = as_pair(in_size)
         sy, sx = self.stride
         out_h = (in_h - kh) // sy + 1
         out_w = (in_w - kw) // sx + 1

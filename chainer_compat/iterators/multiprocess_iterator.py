@@ -20,6 +20,7 @@ from chainer_compat.iterators.serial_iterator import (
     OrderSamplerLike,
     _advance,
     _choose_order_sampler,
+    _EpochBookkeeping,
     _IteratorState,
 )
 
@@ -46,7 +47,7 @@ def _process_context() -> Any:
     return multiprocessing.get_context()
 
 
-class MultiprocessIterator(Iterator):
+class MultiprocessIterator(_EpochBookkeeping, Iterator):
     """Reads minibatches with worker processes, up to ``n_prefetch`` minibatches ahead.
 
     The minibatches, and the epoch bookkeeping, are those of a :class:`SerialIterator`
@@ -87,9 +88,7 @@ class MultiprocessIterator(Iterator):
     _finalized = False
     _pool: multiprocessing.pool.Pool | None = None
     _pending: collections.deque[tuple[_IteratorState, Any]] | None = None
-    _state: _IteratorState
     _prefetch_state: _IteratorState
-    _previous_epoch_detail: float
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: bool | None = None, n_processes: int | None = None,
@@ -185,33 +184,6 @@ class MultiprocessIterator(Iterator):
         other._previous_epoch_detail = self._previous_epoch_detail
         return other
 
-    @property
-    def current_position(self) -> int:
-        """The position in the current epoch's order of the next example to read."""
-        return self._state.current_position
-
-    @property
-    def epoch(self) -> int:
-        """The number of completed epochs."""
-        return self._state.epoch
-
-    @property
-    def is_new_epoch(self) -> bool:
-        """Whether the last minibatch completed an epoch."""
-        return self._state.is_new_epoch
-
-    @property
-    def epoch_detail(self) -> float:
-        """Epochs completed, as a float: ``epoch + current_position / epoch size``."""
-        return self.epoch + self.current_position / self._epoch_size
-
-    @property
-    def previous_epoch_detail(self) -> float | None:
-        """``epoch_detail`` before the last minibatch; None before the first one."""
-        if self._previous_epoch_detail < 0:
-            return None
-        return self._previous_epoch_detail
-
     def reset(self) -> None:
         """Goes back to the start of the first epoch, drawing a new order if shuffling.
 
@@ -238,29 +210,12 @@ class MultiprocessIterator(Iterator):
     def serialize(self, serializer: Any) -> None:
         """Saves or restores the position, epoch, order and previous epoch detail, under the
         keys :class:`SerialIterator` uses; minibatches read ahead are dropped."""
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
         order = self._state.order
         if order is not None:
             # A copy: the deserializer fills it in place, and the old order may be in use.
             order = order.copy()
-            try:
-                serializer("order", order)
-            except KeyError:
-                serializer("_order", order)  # compat: the key of older snapshots
-        self._reset_state(_IteratorState(current_position, epoch, is_new_epoch, order))
-        try:
-            self._previous_epoch_detail = serializer(
-                "previous_epoch_detail", self._previous_epoch_detail)
-        except KeyError:
-            # compat: snapshots older than previous_epoch_detail: one minibatch back.
-            if self.epoch_detail <= 0:
-                self._previous_epoch_detail = -1.0
-            else:
-                self._previous_epoch_detail = max(
-                    0.0, self.epoch + (self.current_position - self.batch_size)
-                    / self._epoch_size)
+        self._reset_state(self._serialize_state(serializer, order))
+        self._serialize_previous_epoch_detail(serializer)
 
     def __getstate__(self) -> dict[str, Any]:
         # The pool and the minibatches read ahead stay behind; the copy restarts them.
@@ -272,8 +227,3 @@ class MultiprocessIterator(Iterator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-
-    @property
-    def _epoch_size(self) -> int:
-        order = self._state.order
-        return len(self.dataset) if order is None else len(order)

@@ -17,11 +17,12 @@ from chainer_compat.iterators.serial_iterator import (
     OrderSamplerLike,
     _advance,
     _choose_order_sampler,
+    _EpochBookkeeping,
     _IteratorState,
 )
 
 
-class MultithreadIterator(Iterator):
+class MultithreadIterator(_EpochBookkeeping, Iterator):
     """Reads minibatches with worker threads, one minibatch ahead.
 
     The minibatches, and the epoch bookkeeping, are those of a :class:`SerialIterator`
@@ -53,9 +54,7 @@ class MultithreadIterator(Iterator):
     # failed before setting them.
     _pool: concurrent.futures.ThreadPoolExecutor | None = None
     _next: list[concurrent.futures.Future[Any]] | None = None
-    _state: _IteratorState
     _next_state: _IteratorState
-    _previous_epoch_detail: float
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: bool | None = None, n_threads: int = 1,
@@ -102,33 +101,6 @@ class MultithreadIterator(Iterator):
     next = __next__
 
     @property
-    def current_position(self) -> int:
-        """The position in the current epoch's order of the next example to read."""
-        return self._state.current_position
-
-    @property
-    def epoch(self) -> int:
-        """The number of completed epochs."""
-        return self._state.epoch
-
-    @property
-    def is_new_epoch(self) -> bool:
-        """Whether the last minibatch completed an epoch."""
-        return self._state.is_new_epoch
-
-    @property
-    def epoch_detail(self) -> float:
-        """Epochs completed, as a float: ``epoch + current_position / epoch size``."""
-        return self.epoch + self.current_position / self._epoch_size
-
-    @property
-    def previous_epoch_detail(self) -> float | None:
-        """``epoch_detail`` before the last minibatch; None before the first one."""
-        if self._previous_epoch_detail < 0:
-            return None
-        return self._previous_epoch_detail
-
-    @property
     def repeat(self) -> bool:
         """Whether the iterator loops over the dataset forever."""
         return self._repeat
@@ -140,6 +112,8 @@ class MultithreadIterator(Iterator):
         shuffling) and ``previous_epoch_detail``. The prefetched minibatch is dropped and read
         again from the restored state.
         """
+        # compat: not _serialize_state: Chainer's MultithreadIterator keeps the order under
+        # ``_order`` (None included) and has no fallback key.
         current_position = serializer("current_position", self.current_position)
         epoch = serializer("epoch", self.epoch)
         is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
@@ -174,8 +148,3 @@ class MultithreadIterator(Iterator):
             raise StopIteration
         self._next = None
         return [future.result() for future in pending]
-
-    @property
-    def _epoch_size(self) -> int:
-        order = self._state.order
-        return len(self.dataset) if order is None else len(order)

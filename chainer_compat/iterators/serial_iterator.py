@@ -1,5 +1,5 @@
 """``SerialIterator``, which reads minibatches in the calling thread, and the epoch bookkeeping
-(``_advance``) it shares with ``MultithreadIterator``.
+(``_advance``, ``_EpochBookkeeping``) it shares with the other iterators.
 
 Layer 8: imports ``dataset.iterator`` and ``iterators.order_samplers``.
 """
@@ -86,63 +86,18 @@ def _choose_order_sampler(shuffle: bool | None,
     return ShuffleOrderSampler() if shuffle else None
 
 
-class SerialIterator(Iterator):
-    """Reads minibatches of a dataset in index order or in a shuffled order.
+class _EpochBookkeeping:
+    """The epoch properties of an iterator whose position is one :class:`_IteratorState`, and
+    the snapshot of that state that ``SerialIterator`` and ``MultiprocessIterator`` share.
 
-    Each minibatch is a list of ``batch_size`` examples. With ``repeat``, a minibatch that
-    reaches the end of the dataset is completed with the first examples of the next epoch
-    (in that epoch's order); without it, iteration stops after one epoch, whose last
-    minibatch may be shorter.
-
-    Args:
-        dataset: The dataset (``__getitem__`` with an integer, and ``__len__``).
-        batch_size: The number of examples in a minibatch.
-        repeat: Whether to loop over the dataset forever.
-        shuffle: Whether to read each epoch in a fresh random order (drawn with NumPy's
-            global random state). None means True unless ``order_sampler`` is given.
-        order_sampler: A callable ``(current_order, current_position) -> next_order`` called
-            at the start and at each epoch end; only with ``shuffle=None``.
-
-    Raises:
-        ValueError: If both ``shuffle`` and ``order_sampler`` are given.
-
-    Attributes:
-        dataset: The dataset.
-        batch_size: The number of examples in a minibatch.
-        order_sampler: The order sampler in use, or None for index order.
-
-    Compat:
-        ``previous_epoch_detail`` is stored as -1 in snapshots while it is None, as Chainer
-        does, because not every serializer can hold None.
+    Needs ``dataset``, ``batch_size``, ``_state`` and ``_previous_epoch_detail`` (-1 while
+    there is none) on the class it is mixed into.
     """
 
+    dataset: Any
+    batch_size: int
     _state: _IteratorState
     _previous_epoch_detail: float
-
-    def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
-                 shuffle: bool | None = None,
-                 order_sampler: OrderSamplerLike | None = None) -> None:
-        self.dataset = dataset
-        self.batch_size = batch_size
-        self._repeat = repeat
-        self._shuffle = shuffle
-        self.order_sampler = _choose_order_sampler(shuffle, order_sampler)
-        self.reset()
-
-    def __next__(self) -> list[Any]:
-        """Returns the next minibatch as a list of examples.
-
-        Raises:
-            StopIteration: After the first epoch when ``repeat`` is False.
-        """
-        self._previous_epoch_detail = self.epoch_detail
-        self._state, indices = _advance(self._state, self.batch_size, self._repeat,
-                                        self.order_sampler, len(self.dataset))
-        if indices is None:
-            raise StopIteration
-        return [self.dataset[index] for index in indices]
-
-    next = __next__
 
     @property
     def current_position(self) -> int:
@@ -172,6 +127,103 @@ class SerialIterator(Iterator):
         return self._previous_epoch_detail
 
     @property
+    def _epoch_size(self) -> int:
+        order = self._state.order
+        return len(self.dataset) if order is None else len(order)
+
+    def _serialize_state(self, serializer: Any,
+                         order: numpy.ndarray | None) -> _IteratorState:
+        """Saves or loads the position keys and ``order``; returns the state they describe.
+
+        Keys: ``current_position``, ``epoch``, ``is_new_epoch`` and, unless ``order`` is None,
+        ``order``, which a deserializer fills in place (from ``_order`` in older snapshots).
+        """
+        current_position = serializer("current_position", self.current_position)
+        epoch = serializer("epoch", self.epoch)
+        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
+        if order is not None:
+            try:
+                serializer("order", order)
+            except KeyError:
+                serializer("_order", order)  # compat: the key of older snapshots
+        return _IteratorState(current_position, epoch, is_new_epoch, order)
+
+    def _serialize_previous_epoch_detail(self, serializer: Any) -> None:
+        """Saves or loads ``previous_epoch_detail``, guessing it for older snapshots.
+
+        Call it after the state is restored: the guess reads the restored position.
+        """
+        try:
+            self._previous_epoch_detail = serializer(
+                "previous_epoch_detail", self._previous_epoch_detail)
+        except KeyError:
+            self._previous_epoch_detail = self._guess_previous_epoch_detail()
+
+    def _guess_previous_epoch_detail(self) -> float:
+        # compat: snapshots older than previous_epoch_detail; one minibatch back, as Chainer
+        # estimates it, and -1 (None) at the very start.
+        if self.epoch_detail <= 0:
+            return -1.0
+        guess = self.epoch + (self.current_position - self.batch_size) / self._epoch_size
+        return max(guess, 0.0)
+
+
+class SerialIterator(_EpochBookkeeping, Iterator):
+    """Reads minibatches of a dataset in index order or in a shuffled order.
+
+    Each minibatch is a list of ``batch_size`` examples. With ``repeat``, a minibatch that
+    reaches the end of the dataset is completed with the first examples of the next epoch
+    (in that epoch's order); without it, iteration stops after one epoch, whose last
+    minibatch may be shorter.
+
+    Args:
+        dataset: The dataset (``__getitem__`` with an integer, and ``__len__``).
+        batch_size: The number of examples in a minibatch.
+        repeat: Whether to loop over the dataset forever.
+        shuffle: Whether to read each epoch in a fresh random order (drawn with NumPy's
+            global random state). None means True unless ``order_sampler`` is given.
+        order_sampler: A callable ``(current_order, current_position) -> next_order`` called
+            at the start and at each epoch end; only with ``shuffle=None``.
+
+    Raises:
+        ValueError: If both ``shuffle`` and ``order_sampler`` are given.
+
+    Attributes:
+        dataset: The dataset.
+        batch_size: The number of examples in a minibatch.
+        order_sampler: The order sampler in use, or None for index order.
+
+    Compat:
+        ``previous_epoch_detail`` is stored as -1 in snapshots while it is None, as Chainer
+        does, because not every serializer can hold None.
+    """
+
+    def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
+                 shuffle: bool | None = None,
+                 order_sampler: OrderSamplerLike | None = None) -> None:
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self._repeat = repeat
+        self._shuffle = shuffle
+        self.order_sampler = _choose_order_sampler(shuffle, order_sampler)
+        self.reset()
+
+    def __next__(self) -> list[Any]:
+        """Returns the next minibatch as a list of examples.
+
+        Raises:
+            StopIteration: After the first epoch when ``repeat`` is False.
+        """
+        self._previous_epoch_detail = self.epoch_detail
+        self._state, indices = _advance(self._state, self.batch_size, self._repeat,
+                                        self.order_sampler, len(self.dataset))
+        if indices is None:
+            raise StopIteration
+        return [self.dataset[index] for index in indices]
+
+    next = __next__
+
+    @property
     def repeat(self) -> bool:
         """Whether the iterator loops over the dataset forever."""
         return self._repeat
@@ -191,32 +243,5 @@ class SerialIterator(Iterator):
         shuffling) and ``previous_epoch_detail``. Snapshots that store the order as
         ``_order``, or lack ``previous_epoch_detail``, load too.
         """
-        current_position = serializer("current_position", self.current_position)
-        epoch = serializer("epoch", self.epoch)
-        is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
-        order = self._state.order
-        if order is not None:
-            # A deserializer fills the array in place.
-            try:
-                serializer("order", order)
-            except KeyError:
-                serializer("_order", order)  # compat: the key of older snapshots
-        self._state = _IteratorState(current_position, epoch, is_new_epoch, order)
-        try:
-            self._previous_epoch_detail = serializer(
-                "previous_epoch_detail", self._previous_epoch_detail)
-        except KeyError:
-            self._previous_epoch_detail = self._guess_previous_epoch_detail()
-
-    def _guess_previous_epoch_detail(self) -> float:
-        # compat: snapshots older than previous_epoch_detail; one minibatch back, as Chainer
-        # estimates it, and -1 (None) at the very start.
-        if self.epoch_detail <= 0:
-            return -1.0
-        guess = self.epoch + (self.current_position - self.batch_size) / self._epoch_size
-        return max(guess, 0.0)
-
-    @property
-    def _epoch_size(self) -> int:
-        order = self._state.order
-        return len(self.dataset) if order is None else len(order)
+        self._state = self._serialize_state(serializer, self._state.order)
+        self._serialize_previous_epoch_detail(serializer)

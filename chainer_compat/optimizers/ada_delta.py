@@ -1,7 +1,7 @@
 """Zeiler's ADADELTA: steps scaled by the ratio of running RMS values of past steps and gradients,
 so no learning rate is needed.
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -37,16 +38,10 @@ class AdaDeltaRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  rho: float | None = None, eps: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if rho is not None:
-            self.hyperparam.rho = rho
-        if eps is not None:
-            self.hyperparam.eps = eps
+        override_hyperparams(self.hyperparam, rho=rho, eps=eps)
 
     def init_state(self, param: Variable) -> None:
-        device = param.device
-        with backend.using_device(device):
-            self.state["msg"] = device.xp.zeros_like(param.data)
-            self.state["msdx"] = device.xp.zeros_like(param.data)
+        add_zero_states(self.state, param, "msg", "msdx")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,6 +1,6 @@
 """AdaGrad: steps divided by the root of the sum of all past squared gradients.
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -35,15 +36,10 @@ class AdaGradRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, eps: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if eps is not None:
-            self.hyperparam.eps = eps
+        override_hyperparams(self.hyperparam, lr=lr, eps=eps)
 
     def init_state(self, param: Variable) -> None:
-        device = param.device
-        with backend.using_device(device):
-            self.state["h"] = device.xp.zeros_like(param.data)
+        add_zero_states(self.state, param, "h")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,6 +1,6 @@
 """Adam and its variants: AdamW (decoupled weight decay), AMSGrad, AdaBound and AMSBound.
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -31,18 +32,45 @@ _default_hyperparam.final_lr = 0.1
 _default_hyperparam.gamma = 1e-3
 
 
-def _learning_rate(hp: optimizer.Hyperparameter, t: int) -> float:
-    """The bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
-    if t == 0:
-        raise RuntimeError(
-            "Can't determine the learning rate of Adam optimizer because the update steps "
-            "have not been started: t must be at least 1, got 0. Call update() first.")
-    fix1 = 1.0 - math.pow(hp.beta1, t)
-    fix2 = 1.0 - math.pow(hp.beta2, t)
-    return float(hp.alpha * math.sqrt(fix2) / fix1)
+class _StepSize:
+    """``alpha_t`` and its deprecated alias ``lr``, read alike from :class:`Adam` and its rules.
+
+    Needs the ``hyperparam`` and step count ``t`` of the class it is mixed into;
+    ``_lr_owner`` names that class in the deprecation warning, as Chainer words it.
+    """
+
+    hyperparam: optimizer.Hyperparameter
+    t: int
+    _lr_owner: str
+
+    @property
+    def alpha_t(self) -> float:
+        """The bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``.
+
+        Raises:
+            RuntimeError: Before the first update (``t == 0``).
+        """
+        t = self.t
+        if t == 0:
+            raise RuntimeError(
+                "Can't determine the learning rate of Adam optimizer because the update steps "
+                "have not been started: t must be at least 1, got 0. Call update() first.")
+        hp = self.hyperparam
+        fix1 = 1.0 - math.pow(hp.beta1, t)
+        fix2 = 1.0 - math.pow(hp.beta2, t)
+        return float(hp.alpha * math.sqrt(fix2) / fix1)
+
+    @property
+    def lr(self) -> float:
+        """Deprecated alias of :attr:`alpha_t` (renamed in Chainer v6)."""
+        owner = self._lr_owner
+        warnings.warn(f"{owner}.lr has been renamed to AdamRule.alpha_t. "
+                      f"Use of {owner}.lr is deprecated in Chainer v6.", DeprecationWarning,
+                      stacklevel=2)
+        return self.alpha_t
 
 
-class AdamRule(optimizer.UpdateRule):
+class AdamRule(_StepSize, optimizer.UpdateRule):
     """Update rule of Adam (and its variants) for one parameter.
 
     With ``g`` the gradient: ``m += (1 - beta1) * (g - m)``, ``v += (1 - beta2) * (g*g - v)``,
@@ -71,6 +99,7 @@ class AdamRule(optimizer.UpdateRule):
     """
 
     is_elementwise = True
+    _lr_owner = "AdamRule"
 
     # compat: set only when the rule is built with adabound on (bounds scale final_lr by the
     # ratio of the current alpha to this one).
@@ -83,21 +112,16 @@ class AdamRule(optimizer.UpdateRule):
                  amsgrad: bool | None = None, adabound: bool | None = None,
                  final_lr: float | None = None, gamma: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        given = {"alpha": alpha, "beta1": beta1, "beta2": beta2, "eps": eps, "eta": eta,
-                 "weight_decay_rate": weight_decay_rate, "amsgrad": amsgrad,
-                 "adabound": adabound, "final_lr": final_lr, "gamma": gamma}
-        for name, value in given.items():
-            if value is not None:
-                setattr(self.hyperparam, name, value)
+        override_hyperparams(self.hyperparam, alpha=alpha, beta1=beta1, beta2=beta2, eps=eps,
+                             eta=eta, weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
+                             adabound=adabound, final_lr=final_lr, gamma=gamma)
         if self.hyperparam.adabound:
             self.initial_alpha = self.hyperparam.alpha
 
     def init_state(self, param: Variable) -> None:
-        xp = backend.get_array_module(param.array)
-        self.state["m"] = xp.zeros_like(param.array)
-        self.state["v"] = xp.zeros_like(param.array)
+        add_zero_states(self.state, param, "m", "v")
         if self.hyperparam.amsgrad:
-            self.state["vhat"] = xp.zeros_like(param.array)
+            add_zero_states(self.state, param, "vhat")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad
@@ -135,19 +159,6 @@ class AdamRule(optimizer.UpdateRule):
     update_core_gpu = update_core_cpu
 
     @property
-    def alpha_t(self) -> float:
-        """The bias-corrected step size at this rule's step :attr:`t` (RuntimeError at 0)."""
-        return _learning_rate(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        """Deprecated alias of :attr:`alpha_t` (renamed in Chainer v6)."""
-        warnings.warn("AdamRule.lr has been renamed to AdamRule.alpha_t. "
-                      "Use of AdamRule.lr is deprecated in Chainer v6.", DeprecationWarning,
-                      stacklevel=2)
-        return self.alpha_t
-
-    @property
     def bounds(self) -> tuple[float, float]:
         """AdaBound's ``(lower, upper)`` clip of the per-element step at step :attr:`t`.
 
@@ -168,7 +179,7 @@ class AdamRule(optimizer.UpdateRule):
         return lower, upper
 
 
-class Adam(optimizer.GradientMethod):
+class Adam(_StepSize, optimizer.GradientMethod):
     """Adam (Kingma & Ba, https://arxiv.org/abs/1412.6980), with optional variants.
 
     ``weight_decay_rate`` and ``eta`` give AdamW's decoupled weight decay (Loshchilov &
@@ -187,6 +198,8 @@ class Adam(optimizer.GradientMethod):
         final_lr: The SGD learning rate AdaBound converges to.
         gamma: How fast AdaBound's bounds converge.
     """
+
+    _lr_owner = "Adam"
 
     alpha = optimizer.HyperparameterProxy("alpha")
     beta1 = optimizer.HyperparameterProxy("beta1")
@@ -224,19 +237,6 @@ class Adam(optimizer.GradientMethod):
 
     def create_update_rule(self) -> AdamRule:
         return AdamRule(self.hyperparam)
-
-    @property
-    def alpha_t(self) -> float:
-        """The bias-corrected step size at the optimizer's step :attr:`t`."""
-        return _learning_rate(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        """Deprecated alias of :attr:`alpha_t` (renamed in Chainer v6)."""
-        warnings.warn("Adam.lr has been renamed to AdamRule.alpha_t. "
-                      "Use of Adam.lr is deprecated in Chainer v6.", DeprecationWarning,
-                      stacklevel=2)
-        return self.alpha_t
 
 
 class AdamW(Adam):

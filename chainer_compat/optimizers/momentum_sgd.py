@@ -1,13 +1,14 @@
 """MomentumSGD: classical momentum, ``v = momentum * v - lr * grad; param += v``.
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chainer_compat import backend, optimizer
+from chainer_compat import optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -35,14 +36,10 @@ class MomentumSGDRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, momentum: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
+        override_hyperparams(self.hyperparam, lr=lr, momentum=momentum)
 
     def init_state(self, param: Variable) -> None:
-        xp = backend.get_array_module(param.array)
-        self.state["v"] = xp.zeros_like(param.array)
+        add_zero_states(self.state, param, "v")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,7 +1,7 @@
 """M-SVAG: momentum SGD whose step is damped per element by the estimated variance of the
 gradient (Balles & Hennig, https://arxiv.org/abs/1705.07774), with decoupled weight decay.
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -52,23 +53,14 @@ class MSVAGRule(optimizer.UpdateRule):
                  lr: float | None = None, beta: float | None = None, eta: float | None = None,
                  weight_decay_rate: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if beta is not None:
-            self.hyperparam.beta = beta
-        if eta is not None:
-            self.hyperparam.eta = eta
-        if weight_decay_rate is not None:
-            self.hyperparam.weight_decay_rate = weight_decay_rate
+        override_hyperparams(self.hyperparam, lr=lr, beta=beta, eta=eta,
+                             weight_decay_rate=weight_decay_rate)
         # compat: Chainer fixes the power's base here, so a beta changed after setup() only
         # changes the decay of m and v, not the bias correction.
         self.beta_power: float = self.hyperparam.beta
 
     def init_state(self, param: Variable) -> None:
-        device = param.device
-        with backend.using_device(device):
-            self.state["m"] = device.xp.zeros_like(param.data)
-            self.state["v"] = device.xp.zeros_like(param.data)
+        add_zero_states(self.state, param, "m", "v")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,7 +1,7 @@
 """RMSprop: steps divided by the root of a running mean of squared gradients (Tieleman & Hinton,
 2012, COURSERA lecture 6.5).
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -45,19 +46,11 @@ class RMSpropRule(optimizer.UpdateRule):
                  lr: float | None = None, alpha: float | None = None, eps: float | None = None,
                  eps_inside_sqrt: bool | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if alpha is not None:
-            self.hyperparam.alpha = alpha
-        if eps is not None:
-            self.hyperparam.eps = eps
-        if eps_inside_sqrt is not None:
-            self.hyperparam.eps_inside_sqrt = eps_inside_sqrt
+        override_hyperparams(self.hyperparam, lr=lr, alpha=alpha, eps=eps,
+                             eps_inside_sqrt=eps_inside_sqrt)
 
     def init_state(self, param: Variable) -> None:
-        device = param.device
-        with backend.using_device(device):
-            self.state["ms"] = device.xp.zeros_like(param.data)
+        add_zero_states(self.state, param, "ms")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,7 +1,7 @@
 """Alex Graves's RMSprop: steps divided by a running standard deviation of the gradient, with
 momentum on the step (https://arxiv.org/abs/1308.0850, eqs. 38-41).
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import add_zero_states, override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -42,21 +43,10 @@ class RMSpropGravesRule(optimizer.UpdateRule):
                  lr: float | None = None, alpha: float | None = None,
                  momentum: float | None = None, eps: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if alpha is not None:
-            self.hyperparam.alpha = alpha
-        if momentum is not None:
-            self.hyperparam.momentum = momentum
-        if eps is not None:
-            self.hyperparam.eps = eps
+        override_hyperparams(self.hyperparam, lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def init_state(self, param: Variable) -> None:
-        device = param.device
-        with backend.using_device(device):
-            self.state["n"] = device.xp.zeros_like(param.data)
-            self.state["g"] = device.xp.zeros_like(param.data)
-            self.state["delta"] = device.xp.zeros_like(param.data)
+        add_zero_states(self.state, param, "n", "g", "delta")
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,6 +1,6 @@
 """SGD: vanilla stochastic gradient descent, ``param -= lr * grad``.
 
-Layer 8: imports optimizer and (for annotations) variable.
+Layer 8: imports optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import optimizer
+from chainer_compat.optimizers._rule_helpers import override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -31,8 +32,7 @@ class SGDRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
+        override_hyperparams(self.hyperparam, lr=lr)
 
     def update_core_cpu(self, param: Variable) -> None:
         grad = param.grad

@@ -1,7 +1,7 @@
 """Simon Funk's SMORMS3: RMSprop whose averaging window adapts per element to how consistent the
 gradient is (http://sifter.org/~simon/journal/20150420.html).
 
-Layer 8: imports backend, optimizer and (for annotations) variable.
+Layer 8: imports backend, optimizer, _rule_helpers and (for annotations) variable.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chainer_compat import backend, optimizer
+from chainer_compat.optimizers._rule_helpers import override_hyperparams
 
 if TYPE_CHECKING:
     from chainer_compat.variable import Variable
@@ -37,10 +38,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, eps: float | None = None) -> None:
         super().__init__(_default_hyperparam if parent_hyperparam is None else parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
-        if eps is not None:
-            self.hyperparam.eps = eps
+        override_hyperparams(self.hyperparam, lr=lr, eps=eps)
 
     def init_state(self, param: Variable) -> None:
         device = param.device

@@ -329,7 +329,11 @@ def test_function_hook_is_named_after_the_function():
 
     opt = optimizers.SGD().setup(Tiny())
     opt.add_hook(my_hook)
-    opt.remove_hook("my_hook")
+    opt.update()
+    assert len(log) == 1
+    opt.remove_hook("my_hook")  # registered under the function's name, or KeyError
+    opt.update()
+    assert len(log) == 1
 
 
 def test_new_epoch_and_the_auto_flag():

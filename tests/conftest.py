@@ -78,3 +78,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "cupy" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.gpu)
+
+
+@pytest.fixture(autouse=True)
+def _restore_numpy_global_random_state():
+    """Tests that seed NumPy's global RNG (as Chainer-style tests do) leave it as they found it,
+    so no test's values depend on which tests ran before it."""
+    state = numpy.random.get_state()
+    yield
+    numpy.random.set_state(state)

@@ -46,6 +46,11 @@ def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
         f"axis must be int, tuple of int or None, got {type(axis).__name__}")
 
 
+def _accumulation_dtype(dtype: numpy.dtype[Any]) -> numpy.dtype[Any]:
+    """The dtype the statistics of ``dtype`` data are summed in: float32 or wider."""
+    return numpy.promote_types(dtype, numpy.float32)
+
+
 def _statistics_axis(x_ndim: int, gamma_ndim: int, axis: tuple[int, ...] | None
                      ) -> tuple[int, ...]:
     """The axes the statistics are taken over: ``axis``, or the batch axis and every axis
@@ -135,8 +140,10 @@ class BatchNormalization(FunctionNode):
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         # Mixed precision: a float16 x with float32 parameters is normalized in float32.
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        mean = x.mean(axis=axis, dtype=dtype)
-        var = x.var(axis=axis, dtype=dtype)
+        # The sums behind the statistics run in float32 at least (NumPy's own float16 rule, so
+        # Chainer's CPU results): float16 sums of a large batch overflow to inf.
+        mean = x.mean(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
+        var = x.var(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
         inv_std = xp.reciprocal(xp.sqrt(var + dtype.type(self.eps)))
         scale = gamma.astype(dtype, copy=False) * inv_std
         y = (x - mean.reshape(shape)) * scale.reshape(shape) + beta.astype(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.configuration import using_config
 from chainer_compat.functions.normalization.batch_normalization import (
@@ -26,8 +28,11 @@ def _corrections(x: Any, gamma: Any, running_mean: Any, running_var: Any, rmax: 
     """
     xp = backend.get_array_module(x)
     axis = (0,) + tuple(range(gamma.ndim + 1, x.ndim))
-    mean = x.mean(axis=axis, dtype=gamma.dtype)
-    std = xp.sqrt(x.var(axis=axis, dtype=gamma.dtype) + gamma.dtype.type(eps))
+    # Summed in float32 at least, as batch_normalization's statistics are.
+    accumulate = numpy.promote_types(gamma.dtype, numpy.float32)
+    mean = x.mean(axis=axis, dtype=accumulate).astype(gamma.dtype, copy=False)
+    std = xp.sqrt(x.var(axis=axis, dtype=accumulate).astype(gamma.dtype, copy=False)
+                  + gamma.dtype.type(eps))
     running_sigma = xp.sqrt(running_var + running_var.dtype.type(eps))
     r = xp.clip(std / running_sigma, 1.0 / rmax, rmax).astype(gamma.dtype, copy=False)
     d = xp.clip((mean - running_mean) / running_sigma, -dmax, dmax).astype(

@@ -12,6 +12,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, configuration, initializers, link, variable
+from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.softplus import softplus
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.connection.embed_id import embed_id
@@ -127,6 +128,12 @@ class BinaryHierarchicalSoftmax(link.Link):
         for expect, holds, actual in checks:
             if not holds:
                 raise type_check.InvalidType(expect, actual)
+
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        # The path tables move with W, so that forward reads them where they are.
+        self._nodes = visitor.visit_array(self._nodes)
+        self._signs = visitor.visit_array(self._signs)
 
     def forward(self, x: Any, t: Any) -> variable.Variable:
         """Returns the summed loss of inputs ``x`` ``(N, in_size)`` for ``int32`` words ``t``.

@@ -123,3 +123,29 @@ def test_errors():
         link(numpy.ones((2, 4), numpy.float32), numpy.zeros(2, numpy.int32))
     with pytest.raises(type_check.InvalidType):
         link(numpy.ones((2, 3), numpy.float64), numpy.zeros(2, numpy.int32))
+
+
+def test_the_path_tables_move_with_the_link():
+    # Visited by device_resident_accept, so forward never copies them to the device per call.
+    from chainer_compat.device_resident import DeviceResidentsVisitor
+
+    class Recorder(DeviceResidentsVisitor):
+        def __init__(self):
+            self.arrays = []
+
+        def visit_device_resident(self, device_resident):
+            pass
+
+        def visit_array(self, arr):
+            self.arrays.append(arr)
+            return arr
+
+        def visit_variable(self, param):
+            pass
+
+    tree = BinaryHierarchicalSoftmax.create_huffman_tree({0: 3, 1: 2, 2: 1})
+    link = BinaryHierarchicalSoftmax(4, tree)
+    recorder = Recorder()
+    link.device_resident_accept(recorder)
+    assert any(array is link._nodes for array in recorder.arrays)
+    assert any(array is link._signs for array in recorder.arrays)

@@ -300,3 +300,18 @@ def test_no_running_statistics_are_touched_without_backprop():
     assert y.creator is None
     expected, _, _ = _reference(x, gamma, beta, None, 2e-5)
     numpy.testing.assert_allclose(y.array, expected)
+
+
+def test_float16_statistics_of_a_large_batch_do_not_overflow():
+    # 131,072 values per channel: their float16 sum overflows, NumPy's float32 accumulation
+    # (and so Chainer's CPU path) does not.
+    rng = numpy.random.RandomState(0)
+    x = rng.normal(0, 1.5, (64, 2, 32, 32)).astype(numpy.float16)
+    gamma = numpy.ones(2, numpy.float16)
+    beta = numpy.zeros(2, numpy.float16)
+    running_var = numpy.ones(2, numpy.float16)
+    y = batch_normalization(x, gamma, beta, running_mean=numpy.zeros(2, numpy.float16),
+                            running_var=running_var).array
+    assert y.dtype == numpy.float16
+    assert numpy.isfinite(running_var).all()
+    assert abs(float(y.astype(numpy.float32).std()) - 1.0) < 0.01

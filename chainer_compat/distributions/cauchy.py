@@ -1,6 +1,6 @@
 """``Cauchy``: the Cauchy (Lorentz) distribution, whose mean and variance are undefined.
 
-Layer 8: imports distribution, functions and variable.
+Layer 8: imports functions, variable and the shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -9,44 +9,22 @@ import math
 import warnings
 from typing import Any
 
-from chainer_compat import distribution, variable
 from chainer_compat import functions as F
+from chainer_compat import variable
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(distribution.Distribution):
+class Cauchy(_scalar.LocationScaleDistribution):
     """The Cauchy distribution with density ``scale / (pi ((x - loc)^2 + scale^2))``.
 
     Args:
         loc: The location (median and mode).
         scale: The scale (positive).
     """
-
-    def __init__(self, loc: Any, scale: Any) -> None:
-        super().__init__()
-        self._loc_input = loc
-        self._scale_input = scale
-
-    @_cached_property
-    def loc(self) -> variable.Variable:
-        """The location."""
-        return variable.as_variable(self._loc_input)
-
-    @_cached_property
-    def scale(self) -> variable.Variable:
-        """The scale."""
-        return variable.as_variable(self._scale_input)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.loc.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def cdf(self, x: Any) -> variable.Variable:
         return F.arctan((x - self.loc) / self.scale) / math.pi + 0.5
@@ -77,14 +55,6 @@ class Cauchy(distribution.Distribution):
     def variance(self) -> variable.Variable:
         """NaN, with a RuntimeWarning: the Cauchy distribution has no variance."""
         return self._undefined("Variance")
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self) -> str:
-        return "real"
 
     def sample_n(self, n: int) -> variable.Variable:
         """Draws ``loc + scale * c`` with ``c`` standard Cauchy (reparameterized)."""

@@ -1,6 +1,6 @@
 """``Exponential``: the exponential distribution with rate ``lam``, with its KL divergence.
 
-Layer 8: imports backend, distribution, functions and variable.
+Layer 8: imports backend, distribution, functions, variable and the shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -10,38 +10,18 @@ from typing import Any
 from chainer_compat import backend, distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 
 __all__ = ["Exponential"]
 
 
-class Exponential(distribution.Distribution):
+class Exponential(_scalar.RateDistribution):
     """The exponential distribution with density ``lam * exp(-lam x)`` on ``x >= 0``.
 
     Args:
         lam: The rate (positive).
     """
-
-    def __init__(self, lam: Any) -> None:
-        super().__init__()
-        self._lam_input = lam
-
-    @_cached_property
-    def lam(self) -> variable.Variable:
-        """The rate."""
-        return variable.as_variable(self._lam_input)
-
-    @_cached_property
-    def _log_lam(self) -> variable.Variable:
-        return F.log(self.lam)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.lam.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def cdf(self, x: Any) -> variable.Variable:
         return -F.expm1(-self.lam * x)
@@ -66,10 +46,6 @@ class Exponential(distribution.Distribution):
     @_cached_property
     def variance(self) -> variable.Variable:
         return self.mean ** 2
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"lam": self.lam}
 
     @property
     def support(self) -> str:

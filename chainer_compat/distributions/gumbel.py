@@ -1,6 +1,6 @@
 """``Gumbel``: the Gumbel (type-I extreme value) distribution, with its KL divergence.
 
-Layer 8: imports distribution, functions and variable.
+Layer 8: imports distribution, functions, variable and the shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 from chainer_compat import distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 
 __all__ = ["Gumbel"]
@@ -18,7 +19,7 @@ __all__ = ["Gumbel"]
 _EULER_GAMMA = 0.5772156649015329
 
 
-class Gumbel(distribution.Distribution):
+class Gumbel(_scalar.LocationScaleDistribution):
     """The Gumbel distribution with cdf ``exp(-exp(-(x - loc) / scale))``.
 
     Args:
@@ -26,32 +27,9 @@ class Gumbel(distribution.Distribution):
         scale: The scale (positive).
     """
 
-    def __init__(self, loc: Any, scale: Any) -> None:
-        super().__init__()
-        self._loc_input = loc
-        self._scale_input = scale
-
-    @_cached_property
-    def loc(self) -> variable.Variable:
-        """The location."""
-        return variable.as_variable(self._loc_input)
-
-    @_cached_property
-    def scale(self) -> variable.Variable:
-        """The scale."""
-        return variable.as_variable(self._scale_input)
-
     @_cached_property
     def _log_scale(self) -> variable.Variable:
         return F.log(self.scale)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.loc.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def log_prob(self, x: Any) -> variable.Variable:
         standardized = (x - self.loc) / self.scale
@@ -68,14 +46,6 @@ class Gumbel(distribution.Distribution):
     @_cached_property
     def variance(self) -> variable.Variable:
         return math.pi ** 2 / 6 * self.scale ** 2
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self) -> str:
-        return "real"
 
     def sample_n(self, n: int) -> variable.Variable:
         """Draws ``loc + scale * g`` with ``g ~ Gumbel(0, 1)`` (reparameterized)."""

@@ -1,6 +1,7 @@
 """``Laplace``: the Laplace (double exponential) distribution, with its KL divergence.
 
-Layer 8: imports backend, distribution, function_node, functions, utils and variable.
+Layer 8: imports backend, distribution, function_node, functions, utils, variable and the
+shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy
 from chainer_compat import backend, distribution, function_node, utils, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 
 __all__ = ["Laplace"]
@@ -52,36 +54,13 @@ class LaplaceICDF(function_node.FunctionNode):
         return (grad / (0.5 - abs(x - 0.5)),)
 
 
-class Laplace(distribution.Distribution):
+class Laplace(_scalar.LocationScaleDistribution):
     """The Laplace distribution with density ``exp(-|x - loc| / scale) / (2 scale)``.
 
     Args:
         loc: The location (mean, median and mode).
         scale: The scale (positive).
     """
-
-    def __init__(self, loc: Any, scale: Any) -> None:
-        super().__init__()
-        self._loc_input = loc
-        self._scale_input = scale
-
-    @_cached_property
-    def loc(self) -> variable.Variable:
-        """The location."""
-        return variable.as_variable(self._loc_input)
-
-    @_cached_property
-    def scale(self) -> variable.Variable:
-        """The scale."""
-        return variable.as_variable(self._scale_input)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.loc.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def cdf(self, x: Any) -> variable.Variable:
         return LaplaceCDF().apply(((x - self.loc) / self.scale,))[0]
@@ -114,14 +93,6 @@ class Laplace(distribution.Distribution):
     @_cached_property
     def variance(self) -> variable.Variable:
         return 2 * self.scale ** 2
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self) -> str:
-        return "real"
 
     def sample_n(self, n: int) -> variable.Variable:
         """Draws ``loc + scale * e`` with ``e ~ Laplace(0, 1)`` (reparameterized)."""

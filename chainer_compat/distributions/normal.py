@@ -1,6 +1,6 @@
 """``Normal``: the univariate normal (Gaussian) distribution, with its KL divergence.
 
-Layer 8: imports distribution, functions, utils and variable.
+Layer 8: imports distribution, functions, utils, variable and the shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 from chainer_compat import distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 from chainer_compat.utils import argument
 
@@ -21,7 +22,7 @@ _LOG_PROB_CONSTANT = -0.5 * math.log(2 * math.pi)
 _PROB_CONSTANT = 1.0 / math.sqrt(2 * math.pi)
 
 
-class Normal(distribution.Distribution):
+class Normal(_scalar.LocationScaleDistribution):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     Args:
@@ -34,7 +35,6 @@ class Normal(distribution.Distribution):
     """
 
     def __init__(self, loc: Any, scale: Any = None, **kwargs: Any) -> None:
-        super().__init__()
         log_scale = None
         if kwargs:
             (log_scale,) = argument.parse_kwargs(kwargs, ("log_scale", log_scale))
@@ -42,14 +42,8 @@ class Normal(distribution.Distribution):
             given = "both" if scale is not None else "neither"
             raise ValueError(
                 f"Normal must get exactly one of `scale` and `log_scale`, got {given}")
-        self._loc_input = loc
-        self._scale_input = scale
+        super().__init__(loc, scale)
         self._log_scale_input = log_scale
-
-    @_cached_property
-    def loc(self) -> variable.Variable:
-        """The mean."""
-        return variable.as_variable(self._loc_input)
 
     @_cached_property
     def scale(self) -> variable.Variable:
@@ -64,14 +58,6 @@ class Normal(distribution.Distribution):
         if self._log_scale_input is not None:
             return variable.as_variable(self._log_scale_input)
         return F.log(self.scale)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.loc.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def _standardize(self, x: Any) -> variable.Variable:
         return (x - self.loc) / self.scale
@@ -112,14 +98,6 @@ class Normal(distribution.Distribution):
     @_cached_property
     def variance(self) -> variable.Variable:
         return self.scale ** 2
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def support(self) -> str:
-        return "real"
 
     def sample_n(self, n: int) -> variable.Variable:
         """Draws ``loc + scale * eps`` (reparameterized: differentiable in the parameters)."""

@@ -1,6 +1,6 @@
 """``Poisson``: the Poisson distribution over counts with rate ``lam``, with its KL divergence.
 
-Layer 8: imports backend, distribution, functions and variable.
+Layer 8: imports backend, distribution, functions, variable and the shared ``_scalar`` base.
 """
 
 from __future__ import annotations
@@ -10,38 +10,18 @@ from typing import Any
 from chainer_compat import backend, distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
+from chainer_compat.distributions import _scalar
 from chainer_compat.distributions import utils as dutils
 
 __all__ = ["Poisson"]
 
 
-class Poisson(distribution.Distribution):
+class Poisson(_scalar.RateDistribution):
     """The Poisson distribution with mass ``lam^x exp(-lam) / x!``.
 
     Args:
         lam: The rate (positive).
     """
-
-    def __init__(self, lam: Any) -> None:
-        super().__init__()
-        self._lam_input = lam
-
-    @_cached_property
-    def lam(self) -> variable.Variable:
-        """The rate."""
-        return variable.as_variable(self._lam_input)
-
-    @_cached_property
-    def _log_lam(self) -> variable.Variable:
-        return F.log(self.lam)
-
-    @property
-    def batch_shape(self) -> tuple[int, ...]:
-        return self.lam.shape
-
-    @property
-    def event_shape(self) -> tuple[int, ...]:
-        return ()
 
     def log_prob(self, x: Any) -> variable.Variable:
         """The log mass at the counts ``x`` (treated as data: no gradient flows to ``x``)."""
@@ -56,10 +36,6 @@ class Poisson(distribution.Distribution):
     @_cached_property
     def variance(self) -> variable.Variable:
         return self.lam
-
-    @property
-    def params(self) -> dict[str, variable.Variable]:
-        return {"lam": self.lam}
 
     @property
     def support(self) -> str:

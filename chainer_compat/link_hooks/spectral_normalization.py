@@ -1,7 +1,8 @@
 """``SpectralNormalization``: a link hook that divides a link's weight by its largest singular
 value, estimated by power iteration, for the length of each forward call.
 
-Layer 8: imports backend, configuration, functions, link_hook, links, utils and variable.
+Layer 8: imports backend, configuration, functions, link_hook, links, utils, variable and the
+shared ``_weight_swap`` base.
 """
 
 from __future__ import annotations
@@ -13,11 +14,8 @@ from chainer_compat import backend, configuration, utils, variable
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math.matmul import matmul
-from chainer_compat.link_hook import (
-    LinkHook,
-    _ForwardPostprocessCallbackArgs,
-    _ForwardPreprocessCallbackArgs,
-)
+from chainer_compat.link_hook import _ForwardPreprocessCallbackArgs
+from chainer_compat.link_hooks._weight_swap import WeightSwapHook
 
 __all__ = ["SpectralNormalization"]
 
@@ -52,7 +50,7 @@ def _is_deconvolution(link: Any) -> bool:
     return False
 
 
-class SpectralNormalization(LinkHook):
+class SpectralNormalization(WeightSwapHook):
     """Link hook that replaces a link's weight ``W`` by ``W / sigma(W)`` during each forward call.
 
     ``sigma(W)`` is the largest singular value of ``W`` viewed as a matrix (axis 0, or axis 1 for
@@ -88,28 +86,14 @@ class SpectralNormalization(LinkHook):
         if n_power_iteration <= 0:
             raise ValueError(
                 f"n_power_iteration must be positive, got {n_power_iteration!r}")
+        super().__init__(weight_name, name)
         self.n_power_iteration = n_power_iteration
         self.eps = eps
         self.use_gamma = use_gamma
         self.factor = factor
-        self.weight_name = weight_name
         self.vector_name = weight_name + "_u"
-        self._initialized = False
         self.axis = 0
-        self.original_weight: Any = None
         self.v: Any = None
-        if name is not None:
-            self.name = name
-
-    def __enter__(self) -> LinkHook:
-        raise NotImplementedError(
-            "SpectralNormalization cannot be used as a context manager: register it on one link "
-            "with link.add_hook(hook)")
-
-    def __exit__(self, *exc_info: Any) -> None:
-        raise NotImplementedError(
-            "SpectralNormalization cannot be used as a context manager: register it on one link "
-            "with link.add_hook(hook)")
 
     def added(self, link: Any) -> None:
         """Prepares ``u`` (and ``gamma``) now if the link's weight is already initialized.
@@ -117,8 +101,7 @@ class SpectralNormalization(LinkHook):
         Raises:
             ValueError: If the link has no attribute ``weight_name``.
         """
-        if not hasattr(link, self.weight_name):
-            raise ValueError(f"Weight '{self.weight_name}' does not exist!")
+        self._check_weight_exists(link)
         if _is_deconvolution(link):
             self.axis = 1
         if getattr(link, self.weight_name).array is not None:
@@ -138,9 +121,6 @@ class SpectralNormalization(LinkHook):
             self._prepare_parameters(link, args.args[0] if args.args else None)
         self.original_weight = getattr(link, self.weight_name)
         setattr(link, self.weight_name, self.normalize_weight(link))
-
-    def forward_postprocess(self, args: _ForwardPostprocessCallbackArgs) -> None:
-        setattr(args.link, self.weight_name, self.original_weight)
 
     def _prepare_parameters(self, link: Any, input_variable: Any = None) -> None:
         weight = getattr(link, self.weight_name)

@@ -1,7 +1,7 @@
 """``WeightStandardization``: a link hook that standardizes each output row of a link's weight
 to zero mean and unit variance for the length of each forward call.
 
-Layer 8: imports functions and link_hook.
+Layer 8: imports functions, link_hook and the shared ``_weight_swap`` base.
 """
 
 from __future__ import annotations
@@ -9,11 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import functions, variable
-from chainer_compat.link_hook import (
-    LinkHook,
-    _ForwardPostprocessCallbackArgs,
-    _ForwardPreprocessCallbackArgs,
-)
+from chainer_compat.link_hook import _ForwardPreprocessCallbackArgs
+from chainer_compat.link_hooks._weight_swap import WeightSwapHook
 
 __all__ = ["WeightStandardization"]
 
@@ -31,7 +28,7 @@ def _standardize_rows(weight: Any, eps: float) -> variable.Variable:
     return functions.reshape(centered * functions.broadcast_to(scale, rows.shape), weight.shape)
 
 
-class WeightStandardization(LinkHook):
+class WeightStandardization(WeightSwapHook):
     """Link hook that replaces a link's weight by its standardized version during each call.
 
     Every ``W[i]`` (the weights of output unit ``i``, all other axes together) is shifted to zero
@@ -49,22 +46,8 @@ class WeightStandardization(LinkHook):
 
     def __init__(self, *, eps: float = 1e-5, weight_name: str = "W",
                  name: str | None = None) -> None:
+        super().__init__(weight_name, name)
         self.eps = eps
-        self.weight_name = weight_name
-        self._initialized = False
-        self.original_weight: Any = None
-        if name is not None:
-            self.name = name
-
-    def __enter__(self) -> LinkHook:
-        raise NotImplementedError(
-            "WeightStandardization cannot be used as a context manager: register it on one link "
-            "with link.add_hook(hook)")
-
-    def __exit__(self, *exc_info: Any) -> None:
-        raise NotImplementedError(
-            "WeightStandardization cannot be used as a context manager: register it on one link "
-            "with link.add_hook(hook)")
 
     def added(self, link: Any) -> None:
         """Checks that the link has the weight.
@@ -72,8 +55,7 @@ class WeightStandardization(LinkHook):
         Raises:
             ValueError: If the link has no attribute ``weight_name``.
         """
-        if not hasattr(link, self.weight_name):
-            raise ValueError(f"Weight '{self.weight_name}' does not exist!")
+        self._check_weight_exists(link)
         if getattr(link, self.weight_name).array is not None:
             self._initialized = True
 
@@ -88,6 +70,3 @@ class WeightStandardization(LinkHook):
         weight = getattr(link, self.weight_name)
         self.original_weight = weight
         setattr(link, self.weight_name, _standardize_rows(weight, self.eps))
-
-    def forward_postprocess(self, args: _ForwardPostprocessCallbackArgs) -> None:
-        setattr(args.link, self.weight_name, self.original_weight)

@@ -44,6 +44,21 @@ def _check_same_float_dtype(in_types: Any, names: tuple[str, ...]) -> None:
         type_check.expect(in_types[0].dtype == other.dtype)
 
 
+class _ConstantOperandGrad(FunctionNode):
+    """The gradient node of an operator whose other operand is the constant ``value``: it
+    keeps ``value`` and works elementwise on its inputs.
+
+    Args:
+        value: The constant operand (scalar or array).
+    """
+
+    is_elementwise = True
+
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
 class AbsoluteGrad(FunctionNode):
     """``gx = sign(x) * gy``: the gradient of ``abs`` at a fixed array ``x``.
 
@@ -113,18 +128,12 @@ class DivGrad(FunctionNode):
         return tuple(grads)
 
 
-class DivFromConstantGrad(FunctionNode):
+class DivFromConstantGrad(_ConstantOperandGrad):
     """``gx = -value * gy / x**2``: the gradient of ``value / x``; inputs are ``(x, gy)``.
 
     Args:
         value: The constant numerator (scalar or array).
     """
-
-    is_elementwise = True
-
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
 
     def check_type_forward(self, in_types: Any) -> None:
         _check_same_float_dtype(in_types, ("x", "gy"))
@@ -198,18 +207,12 @@ class PowVarVarGrad(FunctionNode):
         return tuple(grads)
 
 
-class PowVarConstGrad(FunctionNode):
+class PowVarConstGrad(_ConstantOperandGrad):
     """``gx = value * x**(value-1) * gy``: the gradient of ``x ** value``; inputs ``(x, gy)``.
 
     Args:
         value: The constant exponent (scalar or array).
     """
-
-    is_elementwise = True
-
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
 
     def check_type_forward(self, in_types: Any) -> None:
         _check_same_float_dtype(in_types, ("x", "gy"))
@@ -233,19 +236,13 @@ class PowVarConstGrad(FunctionNode):
         return tuple(grads)
 
 
-class PowConstVarGrad(FunctionNode):
+class PowConstVarGrad(_ConstantOperandGrad):
     """``gx = log(value) * y * gy``: the gradient of ``value ** x`` from its output ``y``;
     inputs are ``(y, gy)``.
 
     Args:
         value: The constant base (scalar or array, positive).
     """
-
-    is_elementwise = True
-
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
 
     def check_type_forward(self, in_types: Any) -> None:
         _check_same_float_dtype(in_types, ("y", "gy"))

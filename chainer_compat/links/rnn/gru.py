@@ -1,6 +1,6 @@
 """Gated recurrent unit layers: ``StatelessGRU``, ``StatefulGRU`` and its strict alias ``GRU``.
 
-Layer 8: imports backend, functions, link, links.connection.linear, links.rnn.lstm and variable.
+Layer 8: imports backend, functions, link, links.connection.linear, links.rnn._state and variable.
 """
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import link, variable
-from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.math.linear_interpolate import linear_interpolate
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, visit_state
+from chainer_compat.links.rnn._state import HiddenStateMixin
 
 __all__ = ["GRU", "GRUBase", "StatefulGRU", "StatelessGRU"]
 
@@ -73,7 +72,7 @@ class StatelessGRU(GRUBase):
         return linear_interpolate(z, h_bar, h)
 
 
-class StatefulGRU(GRUBase):
+class StatefulGRU(HiddenStateMixin, GRUBase):
     """A GRU layer that keeps its state ``h``; see :class:`GRUBase`.
 
     The first call after :meth:`reset_state` has no previous state: it returns
@@ -98,24 +97,6 @@ class StatefulGRU(GRUBase):
         super().__init__(in_size, out_size, init, inner_init, bias_init)
         self.state_size = out_size
         self.reset_state()
-
-    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
-        super().device_resident_accept(visitor)
-        visit_state(visitor, self.h)
-
-    def set_state(self, h: variable.Variable) -> None:
-        """Sets the state, moving it to the link's device.
-
-        Raises:
-            TypeError: If ``h`` is not a Variable (also an ``AssertionError``, as Chainer's).
-        """
-        check_state("h", h)
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forgets the state: the next call starts without one."""
-        self.h = None
 
     def forward(self, x: Any) -> variable.Variable:
         """Runs one step and updates the state.

@@ -1,7 +1,7 @@
 """``LSTM`` and ``StatelessLSTM``: fully-connected LSTM layers built on ``functions.rnn.lstm``.
 
-Layer 8: imports backend, functions, initializers, link, links.connection.linear, utils and
-variable.
+Layer 8: imports backend, functions, initializers, link, links.connection.linear,
+links.rnn._state, utils and variable.
 """
 
 from __future__ import annotations
@@ -9,37 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, initializers, link, utils, variable
-from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.rnn.lstm import lstm, split_gates
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.utils._assertions import AssertTypeError
+from chainer_compat.links.rnn._state import SettableCellStateMixin
 
 __all__ = ["LSTM", "LSTMBase", "StatelessLSTM"]
-
-
-class StateTypeError(AssertTypeError):
-    """A recurrent link's ``set_state`` got something other than a Variable.
-
-    Compat: Chainer checks this with a bare ``assert``; deriving from ``AssertionError`` too
-    keeps code that caught it working.
-    """
-
-
-def check_state(name: str, value: Any) -> None:
-    """Raises :class:`StateTypeError` unless ``value`` is a Variable."""
-    if not isinstance(value, variable.Variable):
-        raise StateTypeError(
-            f"{name} must be a chainer.Variable, got {type(value).__name__}; wrap the array "
-            f"as chainer.Variable({name})")
-
-
-def visit_state(visitor: DeviceResidentsVisitor, *states: variable.Variable | None) -> None:
-    """Hands a recurrent state's Variables to a device visitor, with the link's parameters."""
-    for state in states:
-        if state is not None:
-            visitor.visit_variable(state)
 
 
 class LSTMBase(link.Chain):
@@ -152,7 +128,7 @@ class StatelessLSTM(LSTMBase):
         return lstm(c, lstm_in)
 
 
-class LSTM(LSTMBase):
+class LSTM(SettableCellStateMixin, LSTMBase):
     """A fully-connected LSTM layer that keeps its cell state ``c`` and output ``h``.
 
     Each call takes ``x`` of batch size ``B`` no larger than the previous one: the first ``B``
@@ -173,32 +149,6 @@ class LSTM(LSTMBase):
         super().__init__(in_size, out_size, lateral_init, upward_init, bias_init,
                          forget_bias_init)
         self.reset_state()
-
-    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
-        super().device_resident_accept(visitor)
-        visit_state(visitor, self.c, self.h)
-
-    def set_state(self, c: variable.Variable, h: variable.Variable) -> None:
-        """Sets the state, moving it to the link's device.
-
-        Args:
-            c: The new cell state.
-            h: The new output.
-
-        Raises:
-            TypeError: If ``c`` or ``h`` is not a Variable (the error is also an
-                ``AssertionError``, as Chainer's).
-        """
-        check_state("c", c)
-        check_state("h", h)
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forgets the state: the next call starts from zeros."""
-        self.c = self.h = None
 
     def forward(self, x: Any) -> variable.Variable:
         """Runs one step and updates the state.

@@ -1,7 +1,7 @@
 """Minimal gated units: ``StatelessMGU`` and ``StatefulMGU``, one forget gate per unit.
 
 Layer 8: imports backend, configuration, functions, link, links.connection.linear,
-links.rnn.lstm and variable.
+links.rnn._state and variable.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from typing import Any
 
 from chainer_compat import backend, link, variable
 from chainer_compat.configuration import get_dtype
-from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.math.linear_interpolate import linear_interpolate
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, visit_state
+from chainer_compat.links.rnn._state import HiddenStateMixin
 
 __all__ = ["MGUBase", "StatefulMGU", "StatelessMGU"]
 
@@ -66,7 +65,7 @@ class StatelessMGU(MGUBase):
         return self._call_mgu(h, x)
 
 
-class StatefulMGU(MGUBase):
+class StatefulMGU(HiddenStateMixin, MGUBase):
     """An MGU layer that keeps its state ``h``; see :class:`MGUBase`.
 
     The first call after :meth:`reset_state` starts from a zero state of the default dtype
@@ -86,24 +85,6 @@ class StatefulMGU(MGUBase):
         super().__init__(in_size, out_size)
         self._state_size = out_size
         self.reset_state()
-
-    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
-        super().device_resident_accept(visitor)
-        visit_state(visitor, self.h)
-
-    def set_state(self, h: variable.Variable) -> None:
-        """Sets the state, moving it to the link's device.
-
-        Raises:
-            TypeError: If ``h`` is not a Variable (also an ``AssertionError``, as Chainer's).
-        """
-        check_state("h", h)
-        h.to_device(self.device)
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forgets the state: the next call starts from zeros."""
-        self.h = None
 
     def forward(self, x: Any) -> variable.Variable:
         """Runs one step and updates the state.

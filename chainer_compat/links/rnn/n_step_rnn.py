@@ -192,61 +192,59 @@ class NStepRNNBase(link.ChainList):
         return final, ys
 
 
-class NStepRNNTanh(NStepRNNBase):
+class _NStepElmanRNN(NStepRNNBase):
+    """An Elman RNN link: ``rnn`` calls the one- or two-directional function, as
+    ``use_bi_direction`` says, with the activation the subclass names in ``_activation``."""
+
+    n_weights = 2
+    _activation: str
+
+    def rnn(self, *args: Any) -> Any:
+        n_layers, dropout, hx, ws, bs, xs = args
+        function = (rnn_functions.n_step_birnn if self.use_bi_direction
+                    else rnn_functions.n_step_rnn)
+        return function(n_layers, dropout, hx, ws, bs, xs, activation=self._activation)
+
+
+class NStepRNNTanh(_NStepElmanRNN):
     """Stacked one-directional Elman RNN with tanh over variable-length sequences.
 
     See :class:`NStepRNNBase` for the arguments and :func:`chainer.functions.n_step_rnn` for
     the computation.
     """
 
-    n_weights = 2
     use_bi_direction = False
-
-    def rnn(self, *args: Any) -> Any:
-        n_layers, dropout, hx, ws, bs, xs = args
-        return rnn_functions.n_step_rnn(n_layers, dropout, hx, ws, bs, xs, activation="tanh")
+    _activation = "tanh"
 
 
-class NStepRNNReLU(NStepRNNBase):
+class NStepRNNReLU(_NStepElmanRNN):
     """Stacked one-directional Elman RNN with ReLU over variable-length sequences.
 
     See :class:`NStepRNNBase` for the arguments and :func:`chainer.functions.n_step_rnn` for
     the computation.
     """
 
-    n_weights = 2
     use_bi_direction = False
-
-    def rnn(self, *args: Any) -> Any:
-        n_layers, dropout, hx, ws, bs, xs = args
-        return rnn_functions.n_step_rnn(n_layers, dropout, hx, ws, bs, xs, activation="relu")
+    _activation = "relu"
 
 
-class NStepBiRNNTanh(NStepRNNBase):
+class NStepBiRNNTanh(_NStepElmanRNN):
     """Stacked two-directional Elman RNN with tanh over variable-length sequences.
 
     See :class:`NStepRNNBase` for the arguments and :func:`chainer.functions.n_step_birnn`
     for the computation.
     """
 
-    n_weights = 2
     use_bi_direction = True
-
-    def rnn(self, *args: Any) -> Any:
-        n_layers, dropout, hx, ws, bs, xs = args
-        return rnn_functions.n_step_birnn(n_layers, dropout, hx, ws, bs, xs, activation="tanh")
+    _activation = "tanh"
 
 
-class NStepBiRNNReLU(NStepRNNBase):
+class NStepBiRNNReLU(_NStepElmanRNN):
     """Stacked two-directional Elman RNN with ReLU over variable-length sequences.
 
     See :class:`NStepRNNBase` for the arguments and :func:`chainer.functions.n_step_birnn`
     for the computation.
     """
 
-    n_weights = 2
     use_bi_direction = True
-
-    def rnn(self, *args: Any) -> Any:
-        n_layers, dropout, hx, ws, bs, xs = args
-        return rnn_functions.n_step_birnn(n_layers, dropout, hx, ws, bs, xs, activation="relu")
+    _activation = "relu"

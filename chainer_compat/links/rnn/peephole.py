@@ -1,6 +1,6 @@
 """``StatefulPeepholeLSTM``: an LSTM layer whose gates also see the cell state.
 
-Layer 8: imports backend, functions, link, links.connection.linear, links.rnn.lstm and variable.
+Layer 8: imports backend, functions, link, links.connection.linear, links.rnn._state and variable.
 """
 
 from __future__ import annotations
@@ -8,17 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, link, variable
-from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.rnn.lstm import split_gate_variables
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import visit_state
+from chainer_compat.links.rnn._state import CellStateMixin
 
 __all__ = ["StatefulPeepholeLSTM"]
 
 
-class StatefulPeepholeLSTM(link.Chain):
+class StatefulPeepholeLSTM(CellStateMixin, link.Chain):
     """A fully-connected LSTM layer with peephole connections, keeping its state.
 
     The gate pre-activations ``upward(x) + lateral(h)`` use the layout of
@@ -58,14 +57,6 @@ class StatefulPeepholeLSTM(link.Chain):
             self.peep_i = Linear(out_size, out_size, nobias=True)
             self.peep_f = Linear(out_size, out_size, nobias=True)
             self.peep_o = Linear(out_size, out_size, nobias=True)
-
-    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
-        super().device_resident_accept(visitor)
-        visit_state(visitor, self.c, self.h)
-
-    def reset_state(self) -> None:
-        """Forgets the state: the next call starts from zeros."""
-        self.c = self.h = None
 
     def forward(self, x: Any) -> variable.Variable:
         """Runs one step and updates the state.

@@ -1,7 +1,7 @@
 """``StatefulZoneoutLSTM``: a fully-connected LSTM whose cell state and output are regularized
 with zoneout in training.
 
-Layer 8: imports backend, functions, link, links.connection.linear, links.rnn.lstm, utils and
+Layer 8: imports backend, functions, link, links.connection.linear, links.rnn._state, utils and
 variable.
 """
 
@@ -10,19 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, link, variable
-from chainer_compat.device_resident import DeviceResidentsVisitor
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.noise.zoneout import zoneout
 from chainer_compat.functions.rnn.lstm import split_gate_variables
 from chainer_compat.links.connection.linear import Linear
-from chainer_compat.links.rnn.lstm import check_state, visit_state
+from chainer_compat.links.rnn._state import SettableCellStateMixin
 from chainer_compat.utils import argument
 
 __all__ = ["StatefulZoneoutLSTM"]
 
 
-class StatefulZoneoutLSTM(link.Chain):
+class StatefulZoneoutLSTM(SettableCellStateMixin, link.Chain):
     """An LSTM layer that keeps its state and applies zoneout to ``c`` and ``h``.
 
     ``upward`` (``Linear(in_size, 4 * out_size)``) acts on the input and ``lateral``
@@ -67,28 +66,6 @@ class StatefulZoneoutLSTM(link.Chain):
         with self.init_scope():
             self.upward = Linear(in_size, 4 * out_size)
             self.lateral = Linear(out_size, 4 * out_size, nobias=True)
-
-    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
-        super().device_resident_accept(visitor)
-        visit_state(visitor, self.c, self.h)
-
-    def set_state(self, c: variable.Variable, h: variable.Variable) -> None:
-        """Sets the state, moving it to the link's device.
-
-        Raises:
-            TypeError: If ``c`` or ``h`` is not a Variable (also an ``AssertionError``, as
-                Chainer's).
-        """
-        check_state("c", c)
-        check_state("h", h)
-        c.to_device(self.device)
-        h.to_device(self.device)
-        self.c = c
-        self.h = h
-
-    def reset_state(self) -> None:
-        """Forgets the state: the next call starts from zeros."""
-        self.c = self.h = None
 
     def _zeros(self, x: Any) -> variable.Variable:
         with backend.using_device(self.device):

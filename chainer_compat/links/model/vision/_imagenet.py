@@ -32,13 +32,28 @@ _CROP_SIZE = (224, 224)
 
 __all__ = [
     "ImageNetModel", "LayerTable", "MODEL_DIRECTORY", "caffe_unsupported", "find_converted_npz",
-    "oversample", "pillow_available", "prepare_image",
+    "module_getattr", "oversample", "pillow_available", "prepare_image",
 ]
 
 
 def pillow_available() -> bool:
     """Returns whether Pillow can be imported, without importing it."""
     return importlib.util.find_spec("PIL") is not None
+
+
+def module_getattr(module_name: str) -> Callable[[str], Any]:
+    """Returns the module ``__getattr__`` of a model module, answering ``available``.
+
+    Compat: Chainer's model modules expose whether Pillow imported as ``available``; ours
+    look it up when asked, so importing a model never imports Pillow.
+    """
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - installed as the module's __getattr__
+        if name == "available":
+            return pillow_available()
+        raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def prepare_image(image: Any, size: Sequence[int] | None,

@@ -37,11 +37,8 @@ _NPZ_NAME = "bvlc_googlenet.npz"
 _CAFFEMODEL_URL = "http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel"
 
 
-def __getattr__(name: str) -> Any:
-    # compat: Chainer exposes whether Pillow imported as ``googlenet.available``; checked lazily.
-    if name == "available":
-        return _imagenet.pillow_available()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# compat: answers Chainer's module flag ``available`` (whether Pillow imports), checked lazily.
+__getattr__ = _imagenet.module_getattr(__name__)
 
 
 def prepare(image: Any, size: Sequence[int] | None = (224, 224)) -> numpy.ndarray:

@@ -43,11 +43,8 @@ _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 _CAFFEMODEL_SOURCE = "https://github.com/KaimingHe/deep-residual-networks"
 
 
-def __getattr__(name: str) -> Any:
-    # compat: Chainer exposes whether Pillow imported as ``resnet.available``; we check lazily.
-    if name == "available":
-        return _imagenet.pillow_available()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# compat: answers Chainer's module flag ``available`` (whether Pillow imports), checked lazily.
+__getattr__ = _imagenet.module_getattr(__name__)
 
 
 def prepare(image: Any, size: Sequence[int] | None = (224, 224)) -> numpy.ndarray:
@@ -161,7 +158,19 @@ class ResNetLayers(_imagenet.ImageNetModel):
         raise _imagenet.caffe_unsupported(cls.__name__)
 
 
-class ResNet50Layers(ResNetLayers):
+class _FixedDepthResNet(ResNetLayers):
+    """A :class:`ResNetLayers` of the depth in ``_depth``, whose ``'auto'`` names MSRA's
+    caffemodel of that depth."""
+
+    _depth: int
+
+    def __init__(self, pretrained_model: str | None = "auto", downsample_fb: bool = False) -> None:
+        if pretrained_model == "auto":
+            pretrained_model = f"ResNet-{self._depth}-model.caffemodel"
+        super().__init__(pretrained_model, self._depth, downsample_fb)
+
+
+class ResNet50Layers(_FixedDepthResNet):
     """ResNet with 50 layers. See :class:`ResNetLayers`.
 
     Args:
@@ -171,13 +180,10 @@ class ResNet50Layers(ResNetLayers):
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
-    def __init__(self, pretrained_model: str | None = "auto", downsample_fb: bool = False) -> None:
-        if pretrained_model == "auto":
-            pretrained_model = "ResNet-50-model.caffemodel"
-        super().__init__(pretrained_model, 50, downsample_fb)
+    _depth = 50
 
 
-class ResNet101Layers(ResNetLayers):
+class ResNet101Layers(_FixedDepthResNet):
     """ResNet with 101 layers. See :class:`ResNetLayers`.
 
     Args:
@@ -187,13 +193,10 @@ class ResNet101Layers(ResNetLayers):
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
-    def __init__(self, pretrained_model: str | None = "auto", downsample_fb: bool = False) -> None:
-        if pretrained_model == "auto":
-            pretrained_model = "ResNet-101-model.caffemodel"
-        super().__init__(pretrained_model, 101, downsample_fb)
+    _depth = 101
 
 
-class ResNet152Layers(ResNetLayers):
+class ResNet152Layers(_FixedDepthResNet):
     """ResNet with 152 layers. See :class:`ResNetLayers`.
 
     Args:
@@ -203,10 +206,7 @@ class ResNet152Layers(ResNetLayers):
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
-    def __init__(self, pretrained_model: str | None = "auto", downsample_fb: bool = False) -> None:
-        if pretrained_model == "auto":
-            pretrained_model = "ResNet-152-model.caffemodel"
-        super().__init__(pretrained_model, 152, downsample_fb)
+    _depth = 152
 
 
 class BuildingBlock(Chain):

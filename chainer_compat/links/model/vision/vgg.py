@@ -40,11 +40,8 @@ _CAFFEMODELS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    # compat: Chainer exposes whether Pillow imported as ``vgg.available``; we check lazily.
-    if name == "available":
-        return _imagenet.pillow_available()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# compat: answers Chainer's module flag ``available`` (whether Pillow imports), checked lazily.
+__getattr__ = _imagenet.module_getattr(__name__)
 
 
 def prepare(image: Any, size: Sequence[int] | None = (224, 224)) -> numpy.ndarray:
@@ -158,7 +155,21 @@ class VGGLayers(_imagenet.ImageNetModel):
         raise _imagenet.caffe_unsupported(cls.__name__)
 
 
-class VGG16Layers(VGGLayers):
+class _FixedDepthVGG(VGGLayers):
+    """A :class:`VGGLayers` of the depth in ``_depth``, with its table of layers."""
+
+    _depth: int
+
+    def __init__(self, pretrained_model: str | None = "auto") -> None:
+        super().__init__(pretrained_model, self._depth)
+
+    @property
+    def functions(self) -> _imagenet.LayerTable:
+        """The layers in order, from ``conv1_1`` to ``prob``."""
+        return self._layer_table(self._depth)
+
+
+class VGG16Layers(_FixedDepthVGG):
     """VGG with 16 weight layers (13 convolutions and 3 fully connected layers).
 
     The input is a batch of 224x224 images made by :func:`prepare`. See :class:`VGGLayers`.
@@ -169,16 +180,10 @@ class VGG16Layers(VGGLayers):
             filters from ``Normal(0.01)``.
     """
 
-    def __init__(self, pretrained_model: str | None = "auto") -> None:
-        super().__init__(pretrained_model, 16)
-
-    @property
-    def functions(self) -> _imagenet.LayerTable:
-        """The layers in order, from ``conv1_1`` to ``prob``."""
-        return self._layer_table(16)
+    _depth = 16
 
 
-class VGG19Layers(VGGLayers):
+class VGG19Layers(_FixedDepthVGG):
     """VGG with 19 weight layers (16 convolutions and 3 fully connected layers).
 
     The input is a batch of 224x224 images made by :func:`prepare`. See :class:`VGGLayers`.
@@ -189,10 +194,4 @@ class VGG19Layers(VGGLayers):
             filters from ``Normal(0.01)``.
     """
 
-    def __init__(self, pretrained_model: str | None = "auto") -> None:
-        super().__init__(pretrained_model, 19)
-
-    @property
-    def functions(self) -> _imagenet.LayerTable:
-        """The layers in order, from ``conv1_1`` to ``prob``."""
-        return self._layer_table(19)
+    _depth = 19

@@ -22,6 +22,17 @@ class _EmptyOutputError(AssertRuntimeError):
     """
 
 
+def _int_pair(value: Any) -> tuple[int, int]:
+    """``value`` as a pair of ints: a scalar twice, or the first two entries of a sequence.
+
+    How the 2-D window functions (im2col, shift, local and deformable convolution) read their
+    size arguments.
+    """
+    if hasattr(value, "__getitem__"):
+        return int(value[0]), int(value[1])
+    return int(value), int(value)
+
+
 def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
                      d: int = 1) -> int:
     """Output length of a convolution along one spatial axis.

@@ -38,6 +38,21 @@ def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
     return (x,) * n
 
 
+def _check_spatial_ndim(x: Any, expected: int) -> None:
+    """Checks that ``x`` has ``expected`` axes after the channel axis (the 1-D, 2-D and 3-D
+    forms of the N-d functions call it first).
+
+    Raises:
+        ValueError: If it has not, in Chainer's wording.
+    """
+    ndim = len(x.shape[2:])
+    if ndim != expected:
+        # compat: Chainer's wording, which users may match on.
+        raise ValueError(
+            "The number of dimensions under channel dimension of the input 'x' should be "
+            f"{expected}. But the actual ndim was {ndim}.")
+
+
 def _patches(img: Any, ksize: tuple[int, ...], stride: tuple[int, ...], pad: tuple[int, ...],
              outs: tuple[int, ...], dilate: tuple[int, ...], pval: Any = 0) -> Any:
     """The ``(n, c, *ksize, *outs)`` windows of ``img`` as a strided view, no copy.

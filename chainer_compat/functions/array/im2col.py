@@ -13,21 +13,15 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import conv, type_check
 
 
-def _pair(value: Any) -> tuple[int, int]:
-    if hasattr(value, "__getitem__"):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
-
-
 class Im2Col(FunctionNode):
     """Gathers convolution windows. Use :func:`im2col`."""
 
     def __init__(self, ksize: Any, stride: Any, pad: Any, cover_all: bool, dilate: Any
                  ) -> None:
-        self.kh, self.kw = _pair(ksize)
-        self.sy, self.sx = _pair(stride)
-        self.ph, self.pw = _pair(pad)
-        self.dy, self.dx = _pair(dilate)
+        self.kh, self.kw = conv._int_pair(ksize)
+        self.sy, self.sx = conv._int_pair(stride)
+        self.ph, self.pw = conv._int_pair(pad)
+        self.dy, self.dx = conv._int_pair(dilate)
         self.cover_all = cover_all
 
     def check_type_forward(self, in_types: Any) -> None:

@@ -1,8 +1,9 @@
 """``convolution_2d``: 2-D convolution (cross-correlation) with stride, padding, dilation, groups.
 
-Layer 5: imports backend, utils (``argument``, ``conv``), type_check, variable, function_node and
-``functions.math.sum``; ``deconvolution_2d`` (its gradient, which imports this module) on use.
-Forward and the weight gradient are one im2col copy and one matrix product per group.
+Layer 5: imports backend, utils (``argument``, ``conv``), type_check, variable, function_node
+and ``functions.connection._convolution``; ``deconvolution_2d`` (its gradient, which imports this
+module) on use. Forward and the weight gradient are one im2col copy and one matrix product per
+group.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.functions.connection import _convolution
 from chainer_compat.utils import argument, conv, type_check
 
 _DETERMINISTIC = (
@@ -83,7 +84,7 @@ def _weight_gradient(x: Any, gy: Any, node: Any, w_shape: tuple[int, ...], w_dty
     return gw.astype(w_dtype, copy=False)
 
 
-class Convolution2DFunction(FunctionNode):
+class Convolution2DFunction(_convolution.ConvolutionNode):
     """2-D convolution of ``x`` ``(n, c_I, h, w)`` with ``W`` ``(c_O, c_I / groups, kh, kw)``.
 
     Use :func:`convolution_2d`. Arguments as there; ``cudnn_fast`` is accepted for Chainer's
@@ -101,24 +102,12 @@ class Convolution2DFunction(FunctionNode):
         self.cudnn_fast = cudnn_fast
 
     def check_type_forward(self, in_types: Any) -> None:
-        n_in = in_types.size()
-        type_check.expect(2 <= n_in, n_in <= 3)
-        x_type, w_type = in_types[:2]
+        x_type, w_type = _convolution.expect_x_and_w(in_types, 4)
         type_check.expect(
-            x_type.dtype.kind == "f",
-            w_type.dtype.kind == "f",
-            x_type.ndim == 4,
-            w_type.ndim == 4,
             x_type.shape[1] == w_type.shape[1] * self.groups,
             w_type.shape[0] % self.groups == 0,
         )
-        if type_check.eval(n_in) == 3:
-            b_type = in_types[2]
-            type_check.expect(
-                b_type.dtype == x_type.dtype,
-                b_type.ndim == 1,
-                b_type.shape[0] == w_type.shape[0],
-            )
+        _convolution.expect_bias(in_types, w_type.shape[0], x_type)
 
     def _output_size(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> tuple[int, int]:
         _, _, h, w = x_shape
@@ -126,12 +115,9 @@ class Convolution2DFunction(FunctionNode):
         out_h = conv.get_conv_outsize(h, kh, self.sy, self.ph, self.cover_all, self.dy)
         out_w = conv.get_conv_outsize(w, kw, self.sx, self.pw, self.cover_all, self.dx)
         if out_h <= 0 or out_w <= 0:
-            raise conv._EmptyOutputError(
-                f"output size of convolution_2d must be positive, got {(out_h, out_w)}\n"
-                f"Input size: {(h, w)}\nKernel size: {(kh, kw)}\n"
-                f"Stride: {(self.sy, self.sx)}\nPad: {(self.ph, self.pw)}\n"
-                f"Dilate: {(self.dy, self.dx)}\n"
-                "Use a larger input, more padding, or a smaller kernel or dilation.")
+            raise _convolution.empty_output_error(
+                "convolution_2d", (out_h, out_w), (h, w), (kh, kw), (self.sy, self.sx),
+                (self.ph, self.pw), (self.dy, self.dx), transposed=False)
         return out_h, out_w
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -147,23 +133,16 @@ class Convolution2DFunction(FunctionNode):
             y += inputs[2].reshape(1, -1, 1, 1)
         return y,
 
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
         # deconvolution_2d imports this module for its own gradient.
         from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
 
-        x, w = self.get_retained_inputs()
-        gy, = grad_outputs
-        grads: list[Any] = []
-        if 0 in indexes:
-            grads.append(deconvolution_2d(
-                gy, w, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
-                outsize=x.shape[2:], dilate=(self.dy, self.dx), groups=self.groups))
-        if 1 in indexes:
-            grads.append(Convolution2DGradW(self, w.shape, w.dtype).apply((x, gy))[0])
-        if 2 in indexes:
-            grads.append(_sum(gy, axis=(0, 2, 3)))
-        return tuple(grads)
+        return deconvolution_2d(
+            gy, w, stride=(self.sy, self.sx), pad=(self.ph, self.pw), outsize=x.shape[2:],
+            dilate=(self.dy, self.dx), groups=self.groups)
+
+    def _w_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        return Convolution2DGradW(self, w.shape, w.dtype).apply((x, gy))[0]
 
 
 class Convolution2DGradW(FunctionNode):
@@ -214,10 +193,8 @@ class Convolution2DGradW(FunctionNode):
             ggy = convolution_2d(
                 x, ggw, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
                 cover_all=bool(self.cover_all), dilate=(self.dy, self.dx), groups=self.groups)
-            if ggy.shape[2:] != gy.shape[2:]:
-                # A deconvolution's cover_all on one axis only: see deconvolution_2d._crop_to.
-                ggy = ggy[:, :, :gy.shape[2], :gy.shape[3]]
-            grads.append(ggy)
+            # A deconvolution's cover_all on one axis only: see _convolution.crop_to.
+            grads.append(_convolution.crop_to(ggy, gy.shape))
         return tuple(grads)
 
 

@@ -1,8 +1,9 @@
 """``convolution_nd``: N-dimensional convolution with stride, padding, dilation and groups, and
 its 1-D and 3-D forms.
 
-Layer 5: imports backend, utils (``conv``, ``conv_nd``), type_check, variable, function_node and
-``functions.math.sum``; ``deconvolution_nd`` (its gradient, which imports this module) on use.
+Layer 5: imports backend, utils (``conv``, ``conv_nd``), variable, function_node and
+``functions.connection._convolution``; ``deconvolution_nd`` (its gradient, which imports this
+module) on use.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.math.sum import sum as _sum
-from chainer_compat.utils import conv, conv_nd, type_check
+from chainer_compat.functions.connection import _convolution
+from chainer_compat.utils import conv, conv_nd
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
 def _geometry(ndim: int, stride: Any, pad: Any, dilate: Any,
@@ -79,7 +81,7 @@ def _check_channels(in_channels: int, out_channels: int, filter_channels: int,
             f"{filter_channels}, got {in_channels}: check W's shape and groups")
 
 
-class ConvolutionND(FunctionNode):
+class ConvolutionND(_convolution.ConvolutionNode):
     """N-d convolution of ``x`` ``(n, c_I, d_1..d_N)`` with ``W`` ``(c_O, c_I / groups,
     k_1..k_N)``. Use :func:`convolution_nd`; arguments as there.
     """
@@ -92,22 +94,8 @@ class ConvolutionND(FunctionNode):
         self.cover_all = cover_all
 
     def check_type_forward(self, in_types: Any) -> None:
-        n_in = in_types.size()
-        type_check.expect(2 <= n_in, n_in <= 3)
-        x_type, w_type = in_types[:2]
-        type_check.expect(
-            x_type.dtype.kind == "f",
-            w_type.dtype.kind == "f",
-            x_type.ndim == self.ndim + 2,
-            w_type.ndim == self.ndim + 2,
-        )
-        if type_check.eval(n_in) == 3:
-            b_type = in_types[2]
-            type_check.expect(
-                b_type.dtype.kind == "f",
-                b_type.ndim == 1,
-                b_type.shape[0] == w_type.shape[0],
-            )
+        x_type, w_type = _convolution.expect_x_and_w(in_types, self.ndim + 2)
+        _convolution.expect_bias(in_types, w_type.shape[0])
 
     def _output_sizes(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...]
                       ) -> tuple[int, ...]:
@@ -116,11 +104,9 @@ class ConvolutionND(FunctionNode):
                      for size, k, s, p, d in zip(x_shape[2:], ksize, self.stride, self.pad,
                                                  self.dilate))
         if any(out <= 0 for out in outs):
-            raise conv_nd._EmptyOutputError(
-                f"output size of convolution_nd must be positive, got {outs}\n"
-                f"Input size: {tuple(x_shape[2:])}\nKernel size: {tuple(ksize)}\n"
-                f"Stride: {self.stride}\nPad: {self.pad}\nDilate: {self.dilate}\n"
-                "Use a larger input, more padding, or a smaller kernel or dilation.")
+            raise _convolution.empty_output_error(
+                "convolution_nd", outs, tuple(x_shape[2:]), tuple(ksize), self.stride,
+                self.pad, self.dilate, transposed=False)
         return outs
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -138,23 +124,15 @@ class ConvolutionND(FunctionNode):
             y = y + inputs[2].astype(y.dtype, copy=False).reshape((1, -1) + (1,) * self.ndim)
         return y,
 
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
         # deconvolution_nd imports this module for its own gradient.
         from chainer_compat.functions.connection.deconvolution_nd import deconvolution_nd
 
-        x, w = self.get_retained_inputs()
-        gy, = grad_outputs
-        grads: list[Any] = []
-        if 0 in indexes:
-            grads.append(deconvolution_nd(
-                gy, w, stride=self.stride, pad=self.pad, outsize=x.shape[2:],
-                dilate=self.dilate, groups=self.groups))
-        if 1 in indexes:
-            grads.append(ConvolutionNDGradW(self, w.shape, w.dtype).apply((x, gy))[0])
-        if 2 in indexes:
-            grads.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
-        return tuple(grads)
+        return deconvolution_nd(gy, w, stride=self.stride, pad=self.pad, outsize=x.shape[2:],
+                                dilate=self.dilate, groups=self.groups)
+
+    def _w_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        return ConvolutionNDGradW(self, w.shape, w.dtype).apply((x, gy))[0]
 
 
 class ConvolutionNDGradW(FunctionNode):
@@ -203,10 +181,8 @@ class ConvolutionNDGradW(FunctionNode):
             ggy = convolution_nd(x, ggw, stride=self.stride, pad=self.pad,
                                  cover_all=bool(self.cover_all), dilate=self.dilate,
                                  groups=self.groups)
-            if ggy.shape[2:] != gy.shape[2:]:
-                # A deconvolution's cover_all on some axes only: see deconvolution_nd._crop_to.
-                ggy = ggy[(slice(None), slice(None)) + tuple(slice(0, s) for s in gy.shape[2:])]
-            grads.append(ggy)
+            # A deconvolution's cover_all on some axes only: see _convolution.crop_to.
+            grads.append(_convolution.crop_to(ggy, gy.shape))
         return tuple(grads)
 
 
@@ -246,15 +222,6 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
     args = (x, W) if b is None else (x, W, b)
     y, = node.apply(args)
     return y
-
-
-def _check_spatial_ndim(x: Any, expected: int) -> None:
-    ndim = len(x.shape[2:])
-    if ndim != expected:
-        # compat: Chainer's wording, which users may match on.
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input 'x' should be "
-            f"{expected}. But the actual ndim was {ndim}.")
 
 
 def convolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,

@@ -1,7 +1,7 @@
 """``deconvolution_2d``: 2-D transposed convolution, the gradient of ``convolution_2d`` for x.
 
-Layer 5: imports backend, utils (``argument``, ``conv``), type_check, variable, function_node,
-``functions.math.sum`` and ``functions.connection.convolution_2d`` (its gradient). Forward is one
+Layer 5: imports backend, utils (``argument``, ``conv``), type_check, variable and
+``functions.connection`` (``convolution_2d``, its gradient, and ``_convolution``). Forward is one
 matrix product per group, then col2im.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, variable
-from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection import _convolution
 from chainer_compat.functions.connection.convolution_2d import (
     _DETERMINISTIC,
     _REQUIRES_X_GRAD,
@@ -18,7 +18,6 @@ from chainer_compat.functions.connection.convolution_2d import (
     _geometry,
     convolution_2d,
 )
-from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, conv, type_check
 
 
@@ -38,19 +37,7 @@ def _deconvolve(x: Any, w: Any, node: Any) -> Any:
                        node.outh, node.outw, node.dy, node.dx)
 
 
-def _crop_to(y: Any, shape: tuple[int, ...]) -> Any:
-    """``y`` without the trailing rows or columns past ``shape``.
-
-    ``cover_all`` is one flag for both axes, so where only one axis of a given ``outsize``
-    needs it, the convolution adds a last window on the other axis too; the windows before it
-    are the same, so dropping it gives the exact result (Chainer fails there instead).
-    """
-    if y.shape[2:] == tuple(shape[2:]):
-        return y
-    return y[:, :, :shape[2], :shape[3]]
-
-
-class Deconvolution2DFunction(FunctionNode):
+class Deconvolution2DFunction(_convolution.ConvolutionNode):
     """2-D transposed convolution of ``x`` ``(n, c_I, h, w)`` with ``W`` ``(c_I, c_O / groups,
     kh, kw)``. Use :func:`deconvolution_2d`; arguments as there.
 
@@ -76,33 +63,15 @@ class Deconvolution2DFunction(FunctionNode):
         self.outh, self.outw = (None, None) if outsize is None else outsize
 
     def check_type_forward(self, in_types: Any) -> None:
-        n_in = in_types.size()
-        type_check.expect(2 <= n_in, n_in <= 3)
-        x_type, w_type = in_types[:2]
+        x_type, w_type = _convolution.expect_x_and_w(in_types, 4)
         type_check.expect(
-            x_type.dtype.kind == "f",
-            w_type.dtype.kind == "f",
-            x_type.ndim == 4,
-            w_type.ndim == 4,
             x_type.shape[1] == w_type.shape[0],
             x_type.shape[1] % self.groups == 0,
         )
-        # A given output size must be one a convolution maps back to x's size.
-        for axis, size, stride, pad, dilate in ((2, self.outh, self.sy, self.ph, self.dy),
-                                               (3, self.outw, self.sx, self.pw, self.dx)):
-            if size is None:
-                continue
-            kernel = type_check.eval(w_type.shape[axis])
-            lower = conv.get_conv_outsize(size, kernel, stride, pad, d=dilate)
-            upper = conv.get_conv_outsize(size, kernel, stride, pad, cover_all=True, d=dilate)
-            type_check.expect(lower <= x_type.shape[axis], x_type.shape[axis] <= upper)
-        if type_check.eval(n_in) == 3:
-            b_type = in_types[2]
-            type_check.expect(
-                b_type.dtype == x_type.dtype,
-                b_type.ndim == 1,
-                b_type.shape[0] == w_type.shape[1] * self.groups,
-            )
+        _convolution.expect_outsize_fits(x_type, w_type, (self.outh, self.outw),
+                                         (self.sy, self.sx), (self.ph, self.pw),
+                                         (self.dy, self.dx))
+        _convolution.expect_bias(in_types, w_type.shape[1] * self.groups, x_type)
 
     def _set_output_size(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> None:
         _, _, h, w = x_shape
@@ -112,11 +81,9 @@ class Deconvolution2DFunction(FunctionNode):
         if self.outw is None:
             self.outw = conv.get_deconv_outsize(w, kw, self.sx, self.pw, d=self.dx)
         if self.outh <= 0 or self.outw <= 0:
-            raise conv._EmptyOutputError(
-                f"output size of deconvolution_2d must be positive, got "
-                f"{(self.outh, self.outw)}\nInput size: {(h, w)}\nKernel size: {(kh, kw)}\n"
-                f"Stride: {(self.sy, self.sx)}\nPad: {(self.ph, self.pw)}\n"
-                f"Dilate: {(self.dy, self.dx)}\nUse less padding or a larger kernel.")
+            raise _convolution.empty_output_error(
+                "deconvolution_2d", (self.outh, self.outw), (h, w), (kh, kw),
+                (self.sy, self.sx), (self.ph, self.pw), (self.dy, self.dx), transposed=True)
         self.cover_all = (
             h != conv.get_conv_outsize(self.outh, kh, self.sy, self.ph, d=self.dy)
             or w != conv.get_conv_outsize(self.outw, kw, self.sx, self.pw, d=self.dx))
@@ -130,21 +97,14 @@ class Deconvolution2DFunction(FunctionNode):
             y += inputs[2].reshape(1, -1, 1, 1)
         return y,
 
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, w = self.get_retained_inputs()
-        gy, = grad_outputs
-        grads: list[Any] = []
-        if 0 in indexes:
-            gx = convolution_2d(
-                gy, w, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
-                cover_all=bool(self.cover_all), dilate=(self.dy, self.dx), groups=self.groups)
-            grads.append(_crop_to(gx, x.shape))
-        if 1 in indexes:
-            grads.append(Convolution2DGradW(self, w.shape, w.dtype).apply((gy, x))[0])
-        if 2 in indexes:
-            grads.append(_sum(gy, axis=(0, 2, 3)))
-        return tuple(grads)
+    def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        gx = convolution_2d(
+            gy, w, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
+            cover_all=bool(self.cover_all), dilate=(self.dy, self.dx), groups=self.groups)
+        return _convolution.crop_to(gx, x.shape)
+
+    def _w_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        return Convolution2DGradW(self, w.shape, w.dtype).apply((gy, x))[0]
 
 
 def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,

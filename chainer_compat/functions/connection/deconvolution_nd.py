@@ -1,8 +1,8 @@
 """``deconvolution_nd``: N-dimensional transposed convolution, the gradient of ``convolution_nd``
 for x, and its 1-D and 3-D forms.
 
-Layer 5: imports backend, utils (``conv``, ``conv_nd``), type_check, variable, function_node,
-``functions.math.sum`` and ``functions.connection.convolution_nd`` (its gradient).
+Layer 5: imports backend, utils (``conv``, ``conv_nd``), type_check, variable and
+``functions.connection`` (``convolution_nd``, its gradient, and ``_convolution``).
 """
 
 from __future__ import annotations
@@ -10,30 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, variable
-from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection import _convolution
 from chainer_compat.functions.connection.convolution_nd import (
     ConvolutionNDGradW,
-    _check_spatial_ndim,
     _geometry,
     convolution_nd,
 )
-from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import conv, conv_nd, type_check
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
-def _crop_to(y: Any, shape: tuple[int, ...]) -> Any:
-    """``y`` without the trailing entries past ``shape`` on each spatial axis.
-
-    ``cover_all`` is one flag for all axes, so where only some axes of a given ``outsize``
-    need it, the convolution adds a last window on the others too; the windows before it are
-    the same, so dropping it gives the exact result.
-    """
-    if y.shape[2:] == tuple(shape[2:]):
-        return y
-    return y[(slice(None), slice(None)) + tuple(slice(0, s) for s in shape[2:])]
-
-
-class DeconvolutionND(FunctionNode):
+class DeconvolutionND(_convolution.ConvolutionNode):
     """N-d transposed convolution of ``x`` ``(n, c_I, d_1..d_N)`` with ``W`` ``(c_I,
     c_O / groups, k_1..k_N)``. Use :func:`deconvolution_nd`; arguments as there.
 
@@ -55,32 +42,11 @@ class DeconvolutionND(FunctionNode):
             (None,) * ndim if outsize is None else conv_nd.as_tuple(outsize, ndim))
 
     def check_type_forward(self, in_types: Any) -> None:
-        n_in = in_types.size()
-        type_check.expect(2 <= n_in, n_in <= 3)
-        x_type, w_type = in_types[:2]
-        type_check.expect(
-            x_type.dtype.kind == "f",
-            w_type.dtype.kind == "f",
-            x_type.ndim == self.ndim + 2,
-            w_type.ndim == self.ndim + 2,
-            x_type.shape[1] == w_type.shape[0],
-        )
-        # A given output size must be one a convolution maps back to x's size.
-        for axis, size in enumerate(self.outs):
-            if size is None:
-                continue
-            kernel = type_check.eval(w_type.shape[axis + 2])
-            stride, pad, dilate = self.stride[axis], self.pad[axis], self.dilate[axis]
-            lower = conv.get_conv_outsize(size, kernel, stride, pad, d=dilate)
-            upper = conv.get_conv_outsize(size, kernel, stride, pad, cover_all=True, d=dilate)
-            type_check.expect(lower <= x_type.shape[axis + 2], x_type.shape[axis + 2] <= upper)
-        if type_check.eval(n_in) == 3:
-            b_type = in_types[2]
-            type_check.expect(
-                b_type.dtype.kind == "f",
-                b_type.ndim == 1,
-                b_type.shape[0] == w_type.shape[1] * self.groups,
-            )
+        x_type, w_type = _convolution.expect_x_and_w(in_types, self.ndim + 2)
+        type_check.expect(x_type.shape[1] == w_type.shape[0])
+        _convolution.expect_outsize_fits(x_type, w_type, self.outs, self.stride, self.pad,
+                                         self.dilate)
+        _convolution.expect_bias(in_types, w_type.shape[1] * self.groups)
 
     def _set_output_sizes(self, x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> None:
         spatial, ksize = x_shape[2:], w_shape[2:]
@@ -89,11 +55,9 @@ class DeconvolutionND(FunctionNode):
             for out, size, k, s, p, d in zip(self.outs, spatial, ksize, self.stride, self.pad,
                                              self.dilate))
         if any(out <= 0 for out in self.outs):
-            raise conv_nd._EmptyOutputError(
-                f"output size of deconvolution_nd must be positive, got {self.outs}\n"
-                f"Input size: {tuple(spatial)}\nKernel size: {tuple(ksize)}\n"
-                f"Stride: {self.stride}\nPad: {self.pad}\nDilate: {self.dilate}\n"
-                "Use less padding or a larger kernel.")
+            raise _convolution.empty_output_error(
+                "deconvolution_nd", self.outs, tuple(spatial), tuple(ksize), self.stride,
+                self.pad, self.dilate, transposed=True)
         self.cover_all = any(
             size != conv.get_conv_outsize(out, k, s, p, d=d)
             for size, out, k, s, p, d in zip(spatial, self.outs, ksize, self.stride, self.pad,
@@ -124,21 +88,14 @@ class DeconvolutionND(FunctionNode):
             y = y + inputs[2].astype(y.dtype, copy=False).reshape((1, -1) + (1,) * ndim)
         return y,
 
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, w = self.get_retained_inputs()
-        gy, = grad_outputs
-        grads: list[Any] = []
-        if 0 in indexes:
-            gx = convolution_nd(gy, w, stride=self.stride, pad=self.pad,
-                                cover_all=bool(self.cover_all), dilate=self.dilate,
-                                groups=self.groups)
-            grads.append(_crop_to(gx, x.shape))
-        if 1 in indexes:
-            grads.append(ConvolutionNDGradW(self, w.shape, w.dtype).apply((gy, x))[0])
-        if 2 in indexes:
-            grads.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
-        return tuple(grads)
+    def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        gx = convolution_nd(gy, w, stride=self.stride, pad=self.pad,
+                            cover_all=bool(self.cover_all), dilate=self.dilate,
+                            groups=self.groups)
+        return _convolution.crop_to(gx, x.shape)
+
+    def _w_grad(self, x: Any, w: Any, gy: Any) -> Any:
+        return ConvolutionNDGradW(self, w.shape, w.dtype).apply((gy, x))[0]
 
 
 def _channels_first(x: Any) -> Any:

@@ -1,8 +1,8 @@
 """``deformable_convolution_2d_sampler``: a 2-D convolution whose sampling positions move by
 learned offsets, sampled bilinearly from the zero-padded input.
 
-Layer 5: imports backend, variable and functions (array, math). It is a composition of
-differentiable functions, so gradients of any order exist.
+Layer 5: imports backend, variable, utils.conv and functions (array, math). It is a composition
+of differentiable functions, so gradients of any order exist.
 """
 
 from __future__ import annotations
@@ -19,12 +19,7 @@ from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math.clip import clip
 from chainer_compat.functions.math.matmul import matmul
-
-
-def _pair(value: Any) -> tuple[int, int]:
-    if hasattr(value, "__getitem__"):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
+from chainer_compat.utils.conv import _int_pair
 
 
 def _bilinear_sample(image: variable.Variable, u: variable.Variable,
@@ -86,8 +81,8 @@ def deformable_convolution_2d_sampler(x: Any, offset: Any, W: Any, b: Any = None
 
     See: `Deformable Convolutional Networks <https://arxiv.org/abs/1703.06211>`_.
     """
-    sy, sx = _pair(stride)
-    ph, pw = _pair(pad)
+    sy, sx = _int_pair(stride)
+    ph, pw = _int_pair(pad)
     out_channels, _, kh, kw = W.shape
     n, channels, _, _ = x.shape
     _, offset_channels, out_h, out_w = offset.shape

@@ -1,7 +1,8 @@
 """``local_convolution_2d``: a convolution whose filters are not shared, one filter bank per
 output position, with its two gradient nodes.
 
-Layer 5: imports backend, variable, function_node, utils.type_check and functions.math.sum.
+Layer 5: imports backend, variable, function_node, utils (type_check, conv) and
+functions.math.sum.
 """
 
 from __future__ import annotations
@@ -12,18 +13,13 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum as sum_
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv import _int_pair
 
 # NOTE [local convolution as a bilinear map]
 # y[n, o, i, j] = sum_{c, p, q} W[o, i, j, c, p, q] x[n, c, i sy + p, j sx + q] is linear in
 # x and in W separately. Its gradients are two more bilinear maps, ``gx = _GradX(gy, W)`` and
 # ``gW = _GradW(x, gy)``, and the gradients of those three maps are the same three maps with
 # other arguments; so three FunctionNodes give gradients of any order.
-
-
-def _pair(value: Any) -> tuple[int, int]:
-    if hasattr(value, "__getitem__"):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
 
 
 def _patches(x: Any, out_size: tuple[int, ...], kernel: tuple[int, ...],
@@ -75,7 +71,7 @@ class LocalConvolution2DFunction(FunctionNode):
     """
 
     def __init__(self, stride: Any = 1) -> None:
-        self.sy, self.sx = _pair(stride)
+        self.sy, self.sx = _int_pair(stride)
 
     def check_type_forward(self, in_types: Any) -> None:
         count = in_types.size()

@@ -1,7 +1,7 @@
 """``shift``: moves each group of channels by one offset of a ``ksize`` window, a zero-FLOP
 replacement for a spatial convolution.
 
-Layer 5: imports backend, variable, function_node and type_check.
+Layer 5: imports backend, variable, function_node, type_check and utils.conv.
 """
 
 from __future__ import annotations
@@ -11,12 +11,7 @@ from typing import Any
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
-
-
-def _pair(value: Any) -> tuple[int, int]:
-    if hasattr(value, "__getitem__"):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
+from chainer_compat.utils.conv import _int_pair
 
 
 def _group_offsets(kh: int, kw: int) -> list[tuple[int, int]]:
@@ -48,13 +43,13 @@ class Shift(FunctionNode):
     """
 
     def __init__(self, ksize: Any = 3, dilate: Any = 1) -> None:
-        self.kh, self.kw = _pair(ksize)
+        self.kh, self.kw = _int_pair(ksize)
         # compat: Chainer's wording.
         if self.kh % 2 != 1:
             raise ValueError("kh must be odd")
         if self.kw % 2 != 1:
             raise ValueError("kw must be odd")
-        self.dy, self.dx = _pair(dilate)
+        self.dy, self.dx = _int_pair(dilate)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))

@@ -1,5 +1,6 @@
 """Window geometry shared by the 2-D and N-d poolings: arguments, output sizes, and the gather and
-scatter-add of strided windows. Every loop runs over the kernel window, never over pixels.
+scatter-add of strided windows, by sum or by max-pooling index. Every loop runs over the kernel
+window, never over pixels.
 
 Layer 5: imports backend, type_check and ``utils.conv_nd``.
 """
@@ -33,11 +34,15 @@ class Window:
         stride: Stride: an int, a pair, or None for ``ksize``.
         pad: Padding on each side: an int or a pair.
 
+    Attributes:
+        ksize: ``(kh, kw)``; with ``stride`` ``(sy, sx)`` and ``pad`` ``(ph, pw)``, the form
+            :class:`WindowND` has, so the helpers that take either window can read it.
+
     Raises:
         ValueError: If a kernel size or stride is not positive or a padding is negative.
     """
 
-    __slots__ = ("kh", "kw", "sy", "sx", "ph", "pw")
+    __slots__ = ("kh", "kw", "sy", "sx", "ph", "pw", "ksize", "stride", "pad")
 
     def __init__(self, ksize: Any, stride: Any, pad: Any) -> None:
         self.kh, self.kw = pair(ksize, "ksize")
@@ -50,21 +55,18 @@ class Window:
             raise ValueError(f"stride must be positive, got {(self.sy, self.sx)}")
         if min(self.ph, self.pw) < 0:
             raise ValueError(f"pad must not be negative, got {(self.ph, self.pw)}")
+        self.ksize = (self.kh, self.kw)
+        self.stride = (self.sy, self.sx)
+        self.pad = (self.ph, self.pw)
 
     def arguments(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
         """``(ksize, stride, pad)`` as pairs, to build another node over the same windows."""
-        return (self.kh, self.kw), (self.sy, self.sx), (self.ph, self.pw)
+        return self.ksize, self.stride, self.pad
 
     @property
     def area(self) -> int:
         """The number of positions in one window."""
         return self.kh * self.kw
-
-    def positions(self) -> Iterator[tuple[int, int, int]]:
-        """``(index, ky, kx)`` for each window position, index ``ky * kw + kx``."""
-        for ky in range(self.kh):
-            for kx in range(self.kw):
-                yield ky * self.kw + kx, ky, kx
 
     def pooled_size(self, h: int, w: int, cover_all: bool) -> tuple[int, int]:
         """The output height and width of pooling an ``h`` by ``w`` plane."""
@@ -111,6 +113,37 @@ def check_output_size(label: str, x_shape: tuple[int, ...], out_h: int, out_w: i
             "Use a smaller ksize or a larger pad.")
 
 
+def expect_pooled_back(x_type: Any, window: Window, outh: int | None, outw: int | None,
+                       cover_all: bool) -> None:
+    """Type-checks that pooling an ``outh`` by ``outw`` plane gives ``x``'s height and width.
+
+    The check of the unpoolings, whose given output size must pool back to their input; a
+    size of None (to be computed by forward) is not checked.
+    """
+    if outh is not None:
+        expected_h = conv_outsize(outh, window.kh, window.sy, window.ph, cover_all)
+        type_check.expect(x_type.shape[2] == expected_h)
+    if outw is not None:
+        expected_w = conv_outsize(outw, window.kw, window.sx, window.pw, cover_all)
+        type_check.expect(x_type.shape[3] == expected_w)
+
+
+def unpooled_size(label: str, x_shape: tuple[int, ...], window: Window, outh: int | None,
+                  outw: int | None, cover_all: bool) -> tuple[int, int]:
+    """``(outh, outw)`` with each None replaced by the smallest size that pools back to x's.
+
+    Raises:
+        OutputSizeError: If a size is not positive.
+    """
+    default_h, default_w = window.unpooled_size(x_shape[2], x_shape[3], cover_all)
+    if outh is None:
+        outh = default_h
+    if outw is None:
+        outw = default_w
+    check_output_size(label, x_shape, outh, outw)
+    return outh, outw
+
+
 def check_one_float_4d_input(in_types: Any) -> None:
     """The type check of the 2-D poolings: one float array of four dimensions."""
     type_check.expect(
@@ -120,37 +153,9 @@ def check_one_float_4d_input(in_types: Any) -> None:
     )
 
 
-def pad_planes(x: Any, window: Window, out_h: int, out_w: int, value: float) -> Any:
-    """``x`` padded so that ``out_h`` by ``out_w`` windows fit, the first at ``(-ph, -pw)``.
-
-    The padding is ``value``; only as much as the windows reach is added after the end.
-    """
-    xp = backend.get_array_module(x)
-    h, w = x.shape[2:]
-    bottom = max(0, window.sy * (out_h - 1) + window.kh - window.ph - h)
-    right = max(0, window.sx * (out_w - 1) + window.kw - window.pw - w)
-    if window.ph == 0 and window.pw == 0 and bottom == 0 and right == 0:
-        return x
-    widths = ((0, 0), (0, 0), (window.ph, bottom), (window.pw, right))
-    return xp.pad(x, widths, mode="constant", constant_values=value)
-
-
-def window_slice(ky: int, kx: int, window: Window, out_h: int,
-                 out_w: int) -> tuple[slice, slice, slice, slice]:
-    """The index of the entries at position ``(ky, kx)`` of every window, in padded planes."""
-    return (slice(None), slice(None),
-            slice(ky, ky + window.sy * (out_h - 1) + 1, window.sy),
-            slice(kx, kx + window.sx * (out_w - 1) + 1, window.sx))
-
-
 def sum_windows(x: Any, window: Window, out_h: int, out_w: int) -> Any:
     """The sum of each window of ``x`` (zero padding), of shape ``(n, c, out_h, out_w)``."""
-    padded = pad_planes(x, window, out_h, out_w, 0)
-    total = None
-    for _, ky, kx in window.positions():
-        part = padded[window_slice(ky, kx, window, out_h, out_w)]
-        total = part.copy() if total is None else total + part
-    return total
+    return sum_windows_nd(x, window, (out_h, out_w))
 
 
 def scatter_windows(values: Any, window: Window, h: int, w: int, scale: Any = None) -> Any:
@@ -159,16 +164,9 @@ def scatter_windows(values: Any, window: Window, h: int, w: int, scale: Any = No
     The adjoint of :func:`sum_windows`: returns an ``(n, c, h, w)`` array; entries landing in
     the padding are dropped. ``scale``, when given, multiplies ``values`` first.
     """
-    xp = backend.get_array_module(values)
     if scale is not None:
         values = values * scale
-    n, c, out_h, out_w = values.shape
-    height = max(window.ph + h, window.sy * (out_h - 1) + window.kh)
-    width = max(window.pw + w, window.sx * (out_w - 1) + window.kw)
-    padded = xp.zeros((n, c, height, width), dtype=values.dtype)
-    for _, ky, kx in window.positions():
-        padded[window_slice(ky, kx, window, out_h, out_w)] += values
-    return xp.ascontiguousarray(padded[:, :, window.ph:window.ph + h, window.pw:window.pw + w])
+    return scatter_windows_nd(values, window, (h, w))
 
 
 class WindowND:
@@ -214,10 +212,6 @@ class WindowND:
             total *= k
         return total
 
-    def positions(self) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """``(index, offset)`` for each window position, index the row-major flat offset."""
-        return enumerate(itertools.product(*(range(k) for k in self.ksize)))
-
     def pooled_size(self, spatial: tuple[int, ...], cover_all: bool) -> tuple[int, ...]:
         """The spatial output shape of pooling an input of spatial shape ``spatial``."""
         return tuple(conv_outsize(size, k, s, p, cover_all)
@@ -228,11 +222,32 @@ class WindowND:
         return tuple(deconv_outsize(size, k, s, p, cover_all)
                      for size, k, s, p in zip(spatial, self.ksize, self.stride, self.pad))
 
-    def canvas_size(self, spatial: tuple[int, ...], outs: tuple[int, ...]) -> tuple[int, ...]:
-        """The padded spatial shape that holds ``spatial`` and every one of ``outs`` windows."""
-        return tuple(max(p + size, s * (o - 1) + k)
-                     for size, o, k, s, p in zip(spatial, outs, self.ksize, self.stride,
-                                                 self.pad))
+
+# The helpers below take a 2-D ``Window`` as well as a ``WindowND``: they read only ``ksize``,
+# ``stride`` and ``pad``, which both have as tuples.
+AnyWindow = Window | WindowND
+
+# Every image and channel: the leading part of each window-position index.
+_ALL_ALL = (slice(None), slice(None))
+
+
+def position_slices(window: AnyWindow,
+                    outs: tuple[int, ...]) -> Iterator[tuple[int, tuple[slice, ...]]]:
+    """``(index, where)`` for each window position: ``where`` indexes the entries at that
+    position of every one of ``outs`` windows in padded input, and ``index`` is the position's
+    row-major flat offset (for a 2-D window, ``ky * kw + kx``), which max pooling records."""
+    # One slice per axis and offset, combined per position: pooling loops run this per call.
+    per_axis = [[slice(i, i + s * (o - 1) + 1, s) for i in range(k)]
+                for k, s, o in zip(window.ksize, window.stride, outs)]
+    return enumerate(_ALL_ALL + where for where in itertools.product(*per_axis))
+
+
+def canvas_size(window: AnyWindow, spatial: tuple[int, ...],
+                outs: tuple[int, ...]) -> tuple[int, ...]:
+    """The padded spatial shape that holds ``spatial`` and every one of ``outs`` windows."""
+    return tuple(max(p + size, s * (o - 1) + k)
+                 for size, o, k, s, p in zip(spatial, outs, window.ksize, window.stride,
+                                             window.pad))
 
 
 def check_output_size_nd(label: str, x_shape: tuple[int, ...], outs: tuple[int, ...]) -> None:
@@ -244,11 +259,11 @@ def check_output_size_nd(label: str, x_shape: tuple[int, ...], outs: tuple[int, 
             "Use a smaller ksize or a larger pad.")
 
 
-def pad_volumes(x: Any, window: WindowND, outs: tuple[int, ...], value: float) -> Any:
+def pad_volumes(x: Any, window: AnyWindow, outs: tuple[int, ...], value: float) -> Any:
     """``x`` padded with ``value`` so that ``outs`` windows fit, the first at ``-pad``."""
     xp = backend.get_array_module(x)
     spatial = x.shape[2:]
-    canvas = window.canvas_size(spatial, outs)
+    canvas = canvas_size(window, spatial, outs)
     after = tuple(c - p - size for c, p, size in zip(canvas, window.pad, spatial))
     if not any(window.pad) and not any(after):
         return x
@@ -256,14 +271,7 @@ def pad_volumes(x: Any, window: WindowND, outs: tuple[int, ...], value: float) -
     return xp.pad(x, widths, mode="constant", constant_values=value)
 
 
-def window_slice_nd(offset: tuple[int, ...], window: WindowND,
-                    outs: tuple[int, ...]) -> tuple[slice, ...]:
-    """The index of the entries at ``offset`` of every window, in padded volumes."""
-    return (slice(None), slice(None)) + tuple(
-        slice(i, i + s * (o - 1) + 1, s) for i, s, o in zip(offset, window.stride, outs))
-
-
-def crop_padding(padded: Any, window: WindowND, spatial: tuple[int, ...]) -> Any:
+def crop_padding(padded: Any, window: AnyWindow, spatial: tuple[int, ...]) -> Any:
     """The entries of ``padded`` that are not padding, as a contiguous array."""
     xp = backend.get_array_module(padded)
     index = (slice(None), slice(None)) + tuple(
@@ -271,24 +279,67 @@ def crop_padding(padded: Any, window: WindowND, spatial: tuple[int, ...]) -> Any
     return xp.ascontiguousarray(padded[index])
 
 
-def sum_windows_nd(x: Any, window: WindowND, outs: tuple[int, ...]) -> Any:
+def sum_windows_nd(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> Any:
     """The sum of each window of ``x`` (zero padding), of shape ``(n, c, *outs)``."""
     padded = pad_volumes(x, window, outs, 0)
     total = None
-    for _, offset in window.positions():
-        part = padded[window_slice_nd(offset, window, outs)]
+    for _, where in position_slices(window, outs):
+        part = padded[where]
         total = part.copy() if total is None else total + part
     return total
 
 
-def scatter_windows_nd(values: Any, window: WindowND, spatial: tuple[int, ...]) -> Any:
+def scatter_windows_nd(values: Any, window: AnyWindow, spatial: tuple[int, ...]) -> Any:
     """Adds ``values`` (``(n, c, *outs)``) to every entry of each window: the adjoint of
     :func:`sum_windows_nd`. Returns ``(n, c, *spatial)``; entries in the padding are dropped.
     """
     xp = backend.get_array_module(values)
     outs = tuple(values.shape[2:])
-    canvas = window.canvas_size(spatial, outs)
+    canvas = canvas_size(window, spatial, outs)
     padded = xp.zeros(values.shape[:2] + canvas, dtype=values.dtype)
-    for _, offset in window.positions():
-        padded[window_slice_nd(offset, window, outs)] += values
+    for _, where in position_slices(window, outs):
+        padded[where] += values
     return crop_padding(padded, window, spatial)
+
+
+def max_of_windows(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> tuple[Any, Any]:
+    """The maximum of each window of ``x`` and its position there: max pooling's forward.
+
+    Padding never wins (it reads ``-inf``). Returns ``(y, indexes)``, both ``(n, c, *outs)``;
+    an index is the position's place in :func:`position_slices`.
+    """
+    xp = backend.get_array_module(x)
+    padded = pad_volumes(x, window, outs, -float("inf"))
+    # (n, c, area, *outs): every window position side by side.
+    candidates = xp.stack([padded[where] for _, where in position_slices(window, outs)], axis=2)
+    # max is cheaper than gathering at argmax; both take the first NaN, as Chainer does.
+    return candidates.max(axis=2), candidates.argmax(axis=2)
+
+
+def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
+                       shape: tuple[int, ...]) -> Any:
+    """Adds each entry of ``values`` to the entry of its window at position ``indexes``.
+
+    The gradient of max pooling (and upsampling's forward): returns an array of ``shape``,
+    zero where no window's chosen position lands; entries in the padding are dropped.
+    """
+    xp = backend.get_array_module(values)
+    spatial = tuple(shape[2:])
+    outs = tuple(values.shape[2:])
+    padded = xp.zeros(tuple(shape[:2]) + canvas_size(window, spatial, outs), dtype=values.dtype)
+    zero = values.dtype.type(0)
+    for index, where in position_slices(window, outs):
+        padded[where] += xp.where(indexes == index, values, zero)
+    return crop_padding(padded, window, spatial)
+
+
+def gather_at_indexes(x: Any, indexes: Any, window: AnyWindow) -> Any:
+    """The entry of each window of ``x`` (zero padding) at position ``indexes``: the adjoint of
+    :func:`scatter_at_indexes`, of ``indexes``' shape."""
+    xp = backend.get_array_module(x)
+    outs = tuple(indexes.shape[2:])
+    padded = pad_volumes(x, window, outs, 0)
+    y = xp.zeros(indexes.shape, dtype=x.dtype)
+    for index, where in position_slices(window, outs):
+        y = xp.where(indexes == index, padded[where], y)
+    return y

@@ -1,17 +1,19 @@
 """Shared machinery of the ROI pooling and align functions: argument checks, bin and sample
-geometry, and a sparse linear map (``SampleTable``) with the two nodes that apply it and its
-transpose. Layer 5: imports backend, function_node and type_check.
+geometry, a sparse linear map (``SampleTable``) with the two nodes that apply it and its
+transpose, and the base node of the functions taking ROI indices. Layer 5: imports backend,
+variable, function_node and type_check.
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Iterable
 from typing import Any
 
 import numpy
 
-from chainer_compat import backend
+from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
 
@@ -248,6 +250,38 @@ class TableTranspose(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         return TableApply(self.table).apply(grad_outputs)
+
+
+class IndexedROINode(FunctionNode):
+    """Base of the ROI functions that take ``(x, rois, roi_indices)``: the max and average
+    poolings and aligns. Forward sets ``_table``; the gradient for ``x`` is its transpose and
+    the ROIs get none (see NOTE [ROI tables]).
+
+    Compat: Chainer's are old-style ``Function``s; calling an instance works as Chainer's
+    ``Function.__call__`` does.
+
+    Args:
+        outsize: Output ``(height, width)``, or an int for both.
+        spatial_scale: Positive factor from ROI coordinates to ``x``'s pixels.
+
+    Raises:
+        TypeError: If ``outsize`` or ``spatial_scale`` is out of range.
+    """
+
+    def __init__(self, outsize: Any, spatial_scale: Any) -> None:
+        self.outh, self.outw = check_outsize(outsize)
+        self.spatial_scale = check_spatial_scale(spatial_scale)
+        self._table: Any = None
+
+    def __call__(self, *inputs: Any) -> variable.Variable:
+        # compat: old-style Functions are called directly; each call applies a fresh copy.
+        result: variable.Variable = copy.copy(self).apply(inputs)[0]
+        return result
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gx, = TableTranspose(self._table).apply(grad_outputs)
+        return gx, None, None
 
 
 def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,

@@ -1,7 +1,8 @@
 """``average_pooling_nd``: the mean of each window over N spatial axes, its 1-D and 3-D forms,
 and its gradient node, whose own gradient is average pooling again.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions.pooling``.
+Layer 5: imports backend, variable, function_node, type_check, ``utils.conv_nd`` and
+``functions.pooling``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
-from chainer_compat.functions.pooling.max_pooling_nd import _check_spatial_ndim
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
 def _divisor(window: _pooling.WindowND, pad_value: Any, spatial: tuple[int, ...],

@@ -1,17 +1,24 @@
 """``max_pooling_2d``: the maximum of each window of 2-D planes, and its gradient nodes, which
 scatter to (and gather from) each maximum's position and so differentiate each other.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions.pooling``.
+Layer 5: imports variable, function_node, type_check, ``utils.conv_nd`` and ``functions.pooling``
+(``_pooling``, which does the array work, and ``max_pooling_nd``, whose gradient nodes these
+specialize).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, variable
+from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.max_pooling_nd import (
+    MaxPoolingNDGrad,
+    MaxPoolingNDWithIndexes,
+)
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
 class MaxPooling2D(FunctionNode):
@@ -40,18 +47,9 @@ class MaxPooling2D(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        xp = backend.get_array_module(x)
-        window = self.window
-        out_h, out_w = window.pooled_size(x.shape[2], x.shape[3], self.cover_all)
+        out_h, out_w = self.window.pooled_size(x.shape[2], x.shape[3], self.cover_all)
         _pooling.check_output_size(self.label, x.shape, out_h, out_w)
-        padded = _pooling.pad_planes(x, window, out_h, out_w, -float("inf"))
-        # (n, c, kh * kw, out_h, out_w): every window position side by side.
-        candidates = xp.stack(
-            [padded[_pooling.window_slice(ky, kx, window, out_h, out_w)]
-             for _, ky, kx in window.positions()], axis=2)
-        # max is cheaper than gathering at argmax; both take the first NaN, as Chainer does.
-        y = candidates.max(axis=2)
-        self.indexes = candidates.argmax(axis=2)
+        y, self.indexes = _pooling.max_of_windows(x, self.window, (out_h, out_w))
         self._in_shape = x.shape
         return y,
 
@@ -60,66 +58,20 @@ class MaxPooling2D(FunctionNode):
         return MaxPooling2DGrad(self.window, self.indexes, self._in_shape).apply(grad_outputs)
 
 
-class MaxPooling2DGrad(FunctionNode):
-    """Sends each output gradient to the input entry that was its window's maximum.
-
-    Args:
-        window: The pooling's window.
-        indexes: The position of each maximum within its window.
-        in_shape: The shape of the pooled input.
-    """
-
-    def __init__(self, window: _pooling.Window, indexes: Any, in_shape: tuple[int, ...]) -> None:
-        self.window = window
-        self.indexes = indexes
-        self._in_shape = in_shape
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
-        xp = backend.get_array_module(gy)
-        window = self.window
-        n, c, h, w = self._in_shape
-        out_h, out_w = gy.shape[2:]
-        height = max(window.ph + h, window.sy * (out_h - 1) + window.kh)
-        width = max(window.pw + w, window.sx * (out_w - 1) + window.kw)
-        padded = xp.zeros((n, c, height, width), dtype=gy.dtype)
-        for index, ky, kx in window.positions():
-            padded[_pooling.window_slice(ky, kx, window, out_h, out_w)] += xp.where(
-                self.indexes == index, gy, gy.dtype.type(0))
-        gx = padded[:, :, window.ph:window.ph + h, window.pw:window.pw + w]
-        return xp.ascontiguousarray(gx),
+class MaxPooling2DGrad(MaxPoolingNDGrad):
+    """Sends each output gradient to the input entry that was its window's maximum: the
+    2-D :class:`MaxPoolingNDGrad` (same arguments, a 2-D window), whose gradient is
+    :class:`MaxPoolingWithIndexes`."""
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         return MaxPoolingWithIndexes(self.window, self.indexes).apply(grad_outputs)
 
 
-class MaxPoolingWithIndexes(FunctionNode):
-    """Picks from each window the entry at the given position: the gradient of
-    :class:`MaxPooling2DGrad`.
-
-    Args:
-        window: The pooling's window.
-        indexes: The position to pick within each window.
-    """
-
-    def __init__(self, window: _pooling.Window, indexes: Any) -> None:
-        self.window = window
-        self.indexes = indexes
-        self._in_shape: tuple[int, ...] = ()
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        xp = backend.get_array_module(x)
-        window = self.window
-        out_h, out_w = self.indexes.shape[2:]
-        padded = _pooling.pad_planes(x, window, out_h, out_w, 0)
-        y = xp.zeros(self.indexes.shape, dtype=x.dtype)
-        for index, ky, kx in window.positions():
-            part = padded[_pooling.window_slice(ky, kx, window, out_h, out_w)]
-            y = xp.where(self.indexes == index, part, y)
-        self._in_shape = x.shape
-        return y,
+class MaxPoolingWithIndexes(MaxPoolingNDWithIndexes):
+    """Picks from each window the entry at the given position: the 2-D
+    :class:`MaxPoolingNDWithIndexes` (same arguments, a 2-D window), the gradient of
+    :class:`MaxPooling2DGrad`."""
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -150,11 +102,7 @@ def max_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_a
             would be empty, as Chainer raises).
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a non-empty float array.
     """
-    ndim = len(x.shape[2:])
-    if ndim != 2:
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input 'x' should be 2. "
-            f"But the actual ndim was {ndim}.")
+    _check_spatial_ndim(x, 2)
     node = MaxPooling2D(ksize, stride, pad, cover_all, return_indices)
     y: variable.Variable = node.apply((x,))[0]
     if return_indices:

@@ -1,17 +1,19 @@
 """``max_pooling_nd``: the maximum of each window over N spatial axes, its 1-D and 3-D forms,
 and its gradient nodes, which scatter to (and gather from) each maximum's position.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions.pooling``.
+Layer 5: imports variable, function_node, type_check, ``utils.conv_nd`` and
+``functions.pooling._pooling`` (which does the array work).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, variable
+from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
 class MaxPoolingND(FunctionNode):
@@ -41,18 +43,9 @@ class MaxPoolingND(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        xp = backend.get_array_module(x)
-        window = self.window
-        outs = window.pooled_size(x.shape[2:], self.cover_all)
+        outs = self.window.pooled_size(x.shape[2:], self.cover_all)
         _pooling.check_output_size_nd(self.label, x.shape, outs)
-        padded = _pooling.pad_volumes(x, window, outs, -float("inf"))
-        # (n, c, prod(ksize), *outs): every window position side by side.
-        candidates = xp.stack(
-            [padded[_pooling.window_slice_nd(offset, window, outs)]
-             for _, offset in window.positions()], axis=2)
-        # Both take the first NaN, as Chainer does.
-        y = candidates.max(axis=2)
-        self.indexes = candidates.argmax(axis=2)
+        y, self.indexes = _pooling.max_of_windows(x, self.window, outs)
         self._in_shape = x.shape
         return y,
 
@@ -65,12 +58,12 @@ class MaxPoolingNDGrad(FunctionNode):
     """Sends each output gradient to the input entry that was its window's maximum.
 
     Args:
-        window: The pooling's window.
+        window: The pooling's window, 2-D or N-d.
         indexes: The flat position of each maximum within its window.
         in_shape: The shape of the pooled input.
     """
 
-    def __init__(self, window: _pooling.WindowND, indexes: Any,
+    def __init__(self, window: _pooling.AnyWindow, indexes: Any,
                  in_shape: tuple[int, ...]) -> None:
         self.window = window
         self.indexes = indexes
@@ -78,17 +71,7 @@ class MaxPoolingNDGrad(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
-        xp = backend.get_array_module(gy)
-        window = self.window
-        spatial = self._in_shape[2:]
-        outs = tuple(gy.shape[2:])
-        padded = xp.zeros(self._in_shape[:2] + window.canvas_size(spatial, outs),
-                          dtype=gy.dtype)
-        zero = gy.dtype.type(0)
-        for index, offset in window.positions():
-            padded[_pooling.window_slice_nd(offset, window, outs)] += xp.where(
-                self.indexes == index, gy, zero)
-        return _pooling.crop_padding(padded, window, spatial),
+        return _pooling.scatter_at_indexes(gy, self.indexes, self.window, self._in_shape),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -100,27 +83,19 @@ class MaxPoolingNDWithIndexes(FunctionNode):
     :class:`MaxPoolingNDGrad`.
 
     Args:
-        window: The pooling's window.
+        window: The pooling's window, 2-D or N-d.
         indexes: The position to pick within each window.
     """
 
-    def __init__(self, window: _pooling.WindowND, indexes: Any) -> None:
+    def __init__(self, window: _pooling.AnyWindow, indexes: Any) -> None:
         self.window = window
         self.indexes = indexes
         self._in_shape: tuple[int, ...] = ()
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        xp = backend.get_array_module(x)
-        window = self.window
-        outs = tuple(self.indexes.shape[2:])
-        padded = _pooling.pad_volumes(x, window, outs, 0)
-        y = xp.zeros(self.indexes.shape, dtype=x.dtype)
-        for index, offset in window.positions():
-            part = padded[_pooling.window_slice_nd(offset, window, outs)]
-            y = xp.where(self.indexes == index, part, y)
         self._in_shape = x.shape
-        return y,
+        return _pooling.gather_at_indexes(x, self.indexes, self.window),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -154,15 +129,6 @@ def max_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_a
     if return_indices:
         return y, node.indexes
     return y
-
-
-def _check_spatial_ndim(x: Any, expected: int) -> None:
-    ndim = len(x.shape[2:])
-    if ndim != expected:
-        # compat: Chainer's wording, which users may match on.
-        raise ValueError(
-            "The number of dimensions under channel dimension of the input 'x' should be "
-            f"{expected}. But the actual ndim was {ndim}.")
 
 
 def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,

@@ -1,37 +1,24 @@
 """``roi_average_align_2d``: Mask R-CNN's ROI align, the mean of bilinear samples on a grid
-in each bin of each ROI. Layer 5: imports variable, function_node and
-``functions.pooling._roi`` (NOTE [ROI tables] there).
+in each bin of each ROI. Layer 5: imports variable and ``functions.pooling._roi`` (NOTE [ROI tables]
+there).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy
 
 from chainer_compat import variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _roi
 
 
-class ROIAverageAlign2D(FunctionNode):
-    """ROI average align of ``(n, c, h, w)`` planes. Use :func:`roi_average_align_2d`.
-
-    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
-    works as Chainer's ``Function.__call__`` does.
-    """
+class ROIAverageAlign2D(_roi.IndexedROINode):
+    """ROI average align of ``(n, c, h, w)`` planes. Use :func:`roi_average_align_2d`."""
 
     def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
-        self.outh, self.outw = _roi.check_outsize(outsize)
-        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
+        super().__init__(outsize, spatial_scale)
         self.sampling_ratio = _roi.check_sampling_ratio(sampling_ratio)
-        self._table: Any = None
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def check_type_forward(self, in_types: Any) -> None:
         _roi.check_roi_types(in_types, float32_only=True)
@@ -50,11 +37,6 @@ class ROIAverageAlign2D(FunctionNode):
             samples["position"].reshape(r, self.outh, self.outw, taps),
             weight.reshape(r, self.outh, self.outw, taps), x.shape, (r, c, self.outh, self.outw))
         return self._table.apply(x),
-
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_average_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: Any,

@@ -1,36 +1,20 @@
 """``roi_average_pooling_2d``: the mean of each bin of each ROI given as
-``(y_min, x_min, y_max, x_max)`` rows with separate image indices. Layer 5: imports variable,
-function_node and ``functions.pooling._roi`` (NOTE [ROI tables] there).
+``(y_min, x_min, y_max, x_max)`` rows with separate image indices. Layer 5: imports variable and
+``functions.pooling._roi`` (NOTE [ROI tables] there).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy
 
 from chainer_compat import variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _roi
 
 
-class ROIAveragePooling2D(FunctionNode):
-    """ROI average pooling of ``(n, c, h, w)`` planes. Use :func:`roi_average_pooling_2d`.
-
-    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
-    works as Chainer's ``Function.__call__`` does.
-    """
-
-    def __init__(self, outsize: Any, spatial_scale: Any) -> None:
-        self.outh, self.outw = _roi.check_outsize(outsize)
-        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
-        self._table: Any = None
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
+class ROIAveragePooling2D(_roi.IndexedROINode):
+    """ROI average pooling of ``(n, c, h, w)`` planes. Use :func:`roi_average_pooling_2d`."""
 
     def check_type_forward(self, in_types: Any) -> None:
         _roi.check_roi_types(in_types)
@@ -41,11 +25,6 @@ class ROIAveragePooling2D(FunctionNode):
         bins = _roi.pooling_bins(rois, self.spatial_scale, self.outh, self.outw, height, width)
         self._table = _roi.average_table(x.shape, roi_indices.astype(numpy.int64), *bins)
         return self._table.apply(x),
-
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_average_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

@@ -1,25 +1,20 @@
 """``roi_max_align_2d``: ROI align taking the largest bilinear sample of a grid in each bin of
-each ROI. Layer 5: imports backend, variable, function_node and ``functions.pooling._roi``
-(NOTE [ROI tables] there).
+each ROI. Layer 5: imports backend, variable and ``functions.pooling._roi`` (NOTE [ROI tables]
+there).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy
 
 from chainer_compat import backend, variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _roi
 
 
-class ROIMaxAlign2D(FunctionNode):
+class ROIMaxAlign2D(_roi.IndexedROINode):
     """ROI max align of ``(n, c, h, w)`` planes. Use :func:`roi_max_align_2d`.
-
-    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
-    works as Chainer's ``Function.__call__`` does.
 
     Attributes:
         argmax_data: After forward, the index ``iy * grid_w + ix`` of each output's largest
@@ -28,16 +23,9 @@ class ROIMaxAlign2D(FunctionNode):
     """
 
     def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
-        self.outh, self.outw = _roi.check_outsize(outsize)
-        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
+        super().__init__(outsize, spatial_scale)
         self.sampling_ratio = _roi.check_sampling_ratio(sampling_ratio)
         self.argmax_data: Any = None
-        self._table: Any = None
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def check_type_forward(self, in_types: Any) -> None:
         _roi.check_roi_types(in_types, float32_only=True)
@@ -72,11 +60,6 @@ class ROIMaxAlign2D(FunctionNode):
         self._table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
                                              x.shape)
         return y,
-
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_max_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any, spatial_scale: Any,

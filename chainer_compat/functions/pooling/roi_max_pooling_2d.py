@@ -1,25 +1,20 @@
 """``roi_max_pooling_2d``: the maximum of each bin of each ROI given as
 ``(y_min, x_min, y_max, x_max)`` rows with separate image indices. Layer 5: imports backend,
-variable, function_node and ``functions.pooling._roi`` (NOTE [ROI tables] there).
+variable and ``functions.pooling._roi`` (NOTE [ROI tables] there).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy
 
 from chainer_compat import backend, variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _roi
 
 
-class ROIMaxPooling2D(FunctionNode):
+class ROIMaxPooling2D(_roi.IndexedROINode):
     """ROI max pooling of ``(n, c, h, w)`` planes. Use :func:`roi_max_pooling_2d`.
-
-    Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
-    works as Chainer's ``Function.__call__`` does.
 
     Attributes:
         argmax_data: After forward, the flat pixel index ``h * width + w`` of each output's
@@ -27,15 +22,8 @@ class ROIMaxPooling2D(FunctionNode):
     """
 
     def __init__(self, outsize: Any, spatial_scale: Any) -> None:
-        self.outh, self.outw = _roi.check_outsize(outsize)
-        self.spatial_scale = _roi.check_spatial_scale(spatial_scale)
+        super().__init__(outsize, spatial_scale)
         self.argmax_data: Any = None
-        self._table: Any = None
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def check_type_forward(self, in_types: Any) -> None:
         _roi.check_roi_types(in_types)
@@ -53,11 +41,6 @@ class ROIMaxPooling2D(FunctionNode):
             numpy.int32)
         self._table = table
         return y,
-
-    def backward(self, indexes: tuple[int, ...],
-                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
-        return gx, None, None
 
 
 def roi_max_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

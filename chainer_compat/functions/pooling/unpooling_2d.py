@@ -1,7 +1,7 @@
 """``unpooling_2d``: the inverse of pooling, copying each entry over its window, and its
 gradient node.
 
-Layer 5: imports variable, function_node, type_check and ``functions.pooling``. The gradient
+Layer 5: imports variable, function_node and ``functions.pooling``. The gradient
 sums each window; its own gradient is unpooling again.
 """
 
@@ -12,7 +12,6 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
-from chainer_compat.utils import type_check
 
 
 class Unpooling2D(FunctionNode):
@@ -31,26 +30,13 @@ class Unpooling2D(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         _pooling.check_one_float_4d_input(in_types)
-        window = self.window
-        x_type = in_types[0]
-        if self.outh is not None:
-            expected_h = _pooling.conv_outsize(
-                self.outh, window.kh, window.sy, window.ph, self.cover_all)
-            type_check.expect(x_type.shape[2] == expected_h)
-        if self.outw is not None:
-            expected_w = _pooling.conv_outsize(
-                self.outw, window.kw, window.sx, window.pw, self.cover_all)
-            type_check.expect(x_type.shape[3] == expected_w)
+        _pooling.expect_pooled_back(in_types[0], self.window, self.outh, self.outw,
+                                    self.cover_all)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        h, w = x.shape[2:]
-        default_h, default_w = self.window.unpooled_size(h, w, self.cover_all)
-        if self.outh is None:
-            self.outh = default_h
-        if self.outw is None:
-            self.outw = default_w
-        _pooling.check_output_size(self.label, x.shape, self.outh, self.outw)
+        self.outh, self.outw = _pooling.unpooled_size(self.label, x.shape, self.window,
+                                                      self.outh, self.outw, self.cover_all)
         return _pooling.scatter_windows(x, self.window, self.outh, self.outw),
 
     def backward(self, indexes: tuple[int, ...],

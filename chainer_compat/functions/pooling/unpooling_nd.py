@@ -1,7 +1,8 @@
 """``unpooling_nd``: the inverse of N-d pooling, copying each entry over its window, its 1-D and
 3-D forms, and its gradient node, which sums each window.
 
-Layer 5: imports variable, function_node, type_check and ``functions.pooling``.
+Layer 5: imports variable, function_node, type_check, ``utils.conv_nd`` and
+``functions.pooling``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
-from chainer_compat.functions.pooling.max_pooling_nd import _check_spatial_ndim
 from chainer_compat.utils import conv_nd, type_check
+from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
 class UnpoolingND(FunctionNode):

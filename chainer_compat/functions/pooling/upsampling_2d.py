@@ -2,7 +2,8 @@
 its window's recorded maximum position.
 
 Layer 5: imports variable, function_node, type_check and ``functions.pooling``; the scatter and
-gather by index are ``max_pooling_2d``'s gradient nodes, so they differentiate each other.
+gather by index are those of ``max_pooling_2d``'s gradient nodes, so they differentiate each
+other.
 """
 
 from __future__ import annotations
@@ -12,10 +13,7 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
-from chainer_compat.functions.pooling.max_pooling_2d import (
-    MaxPooling2DGrad,
-    MaxPoolingWithIndexes,
-)
+from chainer_compat.functions.pooling.max_pooling_2d import MaxPoolingWithIndexes
 from chainer_compat.utils import type_check
 
 
@@ -43,28 +41,15 @@ class Upsampling2D(FunctionNode):
             x_type.ndim == 4,
             x_type.shape == self.indexes.shape,
         )
-        window = self.window
-        if self.outh is not None:
-            expected_h = _pooling.conv_outsize(
-                self.outh, window.kh, window.sy, window.ph, self.cover_all)
-            type_check.expect(x_type.shape[2] == expected_h)
-        if self.outw is not None:
-            expected_w = _pooling.conv_outsize(
-                self.outw, window.kw, window.sx, window.pw, self.cover_all)
-            type_check.expect(x_type.shape[3] == expected_w)
+        _pooling.expect_pooled_back(x_type, self.window, self.outh, self.outw, self.cover_all)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        n, c, h, w = x.shape
-        default_h, default_w = self.window.unpooled_size(h, w, self.cover_all)
-        if self.outh is None:
-            self.outh = default_h
-        if self.outw is None:
-            self.outw = default_w
-        _pooling.check_output_size(self.label, x.shape, self.outh, self.outw)
+        self.outh, self.outw = _pooling.unpooled_size(self.label, x.shape, self.window,
+                                                      self.outh, self.outw, self.cover_all)
         # Scattering by index is exactly max pooling's gradient, with x as the output grad.
-        scatter = MaxPooling2DGrad(self.window, self.indexes, (n, c, self.outh, self.outw))
-        return scatter.forward((x,))
+        out_shape = x.shape[:2] + (self.outh, self.outw)
+        return _pooling.scatter_at_indexes(x, self.indexes, self.window, out_shape),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -293,3 +293,10 @@ def test_link_errors():
         BatchNormalization()
     with pytest.raises(ValueError):
         BatchNormalization(3)(numpy.zeros((2, 3), numpy.float32), test=True)
+
+
+def test_pooling_takes_the_kernel_size_as_an_array():
+    # Chainer reads ksize with len()/indexing, so a NumPy pair works as a tuple does.
+    x = numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4)
+    assert F.max_pooling_2d(x, numpy.array([2, 2])).shape == (1, 1, 2, 2)
+    assert F.average_pooling_2d(x, numpy.array([2, 2])).shape == (1, 1, 2, 2)

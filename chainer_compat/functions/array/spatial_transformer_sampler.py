@@ -14,7 +14,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.stack import stack
 from chainer_compat.functions.math.sum import sum as _sum
-from chainer_compat.utils import argument, type_check
+from chainer_compat.utils import add_at, argument, type_check
 
 # NOTE [bilinear kinds]
 # A sample at fractional offsets (fu, fv) from its upper-left pixel weighs its four pixels
@@ -132,12 +132,7 @@ class _BilinearScatter(FunctionNode):
         for corner, weight in zip(geometry.corners, geometry.weights(self.kind)):
             values = rows * xp.asarray(weight, dtype=samples.dtype)[..., None]
             values = xp.broadcast_to(values, rows.shape).reshape(-1, c)
-            if xp is numpy:
-                numpy.add.at(total, corner.reshape(-1), values)
-            else:
-                import cupyx  # CuPy path only: cupyx is importable wherever cupy arrays exist
-
-                cupyx.scatter_add(total, corner.reshape(-1), values)
+            add_at(total, corner.reshape(-1), values)
         image = total.reshape(n, height + 2, width + 2, c)[:, 1:-1, 1:-1].transpose(0, 3, 1, 2)
         return xp.ascontiguousarray(image),
 

@@ -18,18 +18,8 @@ from chainer_compat.functions.array.get_item import get_item as _get_item
 from chainer_compat.functions.array.reshape import reshape as _reshape
 from chainer_compat.functions.array.swapaxes import swapaxes as _swapaxes
 from chainer_compat.functions.math.sum import sum as _sum
-from chainer_compat.utils import type_check
+from chainer_compat.utils import add_at, type_check
 from chainer_compat.utils.sparse import CooMatrix
-
-
-def _scatter_rows(xp: Any, target: Any, rows: Any, values: Any) -> None:
-    """``target[rows[i]] += values[i]`` for every ``i``, repeated rows included."""
-    if xp is numpy:
-        numpy.add.at(target, rows, values)
-    else:
-        import cupyx  # only reached with CuPy arrays, so CuPy is already imported
-
-        cupyx.scatter_add(target, rows, values)
 
 
 class CooMatMul(FunctionNode):
@@ -115,14 +105,14 @@ class CooMatMul(FunctionNode):
         safe_rows, safe_cols = xp.where(valid, rows, 0), xp.where(valid, cols, 0)
         if right.ndim == 2:
             product = xp.zeros((height, right.shape[1]), dtype=dtype)
-            _scatter_rows(xp, product, safe_rows, weights[:, None] * right[safe_cols])
+            add_at(product, safe_rows, weights[:, None] * right[safe_cols])
         else:
             batch = right.shape[0]
             offsets = xp.arange(batch)[:, None]
             product = xp.zeros((batch * height, right.shape[2]), dtype=dtype)
             gathered = right.reshape(-1, right.shape[2])[
                 (offsets * right.shape[1] + safe_cols).ravel()]
-            _scatter_rows(xp, product, (offsets * height + safe_rows).ravel(),
+            add_at(product, (offsets * height + safe_rows).ravel(),
                           weights.reshape(-1, 1) * gathered)
             product = product.reshape(batch, height, -1)
         if self.transc:

@@ -11,6 +11,8 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend
 from chainer_compat.utils import type_check
 from chainer_compat.utils._assertions import AssertValueError
@@ -18,8 +20,9 @@ from chainer_compat.utils.conv_nd import as_tuple
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
-    """``k`` -> ``(k, k)``; a pair is returned as a pair of ints."""
-    if isinstance(value, (tuple, list)):
+    """``k`` -> ``(k, k)``; a pair (a tuple, list or array, as Chainer takes) is returned as a
+    pair of ints."""
+    if isinstance(value, (tuple, list, numpy.ndarray)):
         if len(value) != 2:
             raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
         return int(value[0]), int(value[1])

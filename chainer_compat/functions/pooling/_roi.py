@@ -15,7 +15,7 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import type_check
+from chainer_compat.utils import add_at, type_check
 
 # NOTE [ROI tables]
 # For fixed ROIs every ROI function is a sparse linear map from x to y: each output entry is a
@@ -184,13 +184,13 @@ class SampleTable:
             pixels = x.transpose(0, 2, 3, 1).reshape(n * h * w, c)
             values = pixels[self.batch * (h * w) + self.position] * self.weight[:, None]
             total = xp.zeros((r * out_h * out_w, c), dtype=numpy.float64)
-            _scatter_add(xp, total, self.target, values)
+            add_at(total, self.target, values)
             y = total.reshape(r, out_h, out_w, c).transpose(0, 3, 1, 2)
         else:
             flat = x.reshape(-1)
             values = flat[(self.batch * c + self.channel) * (h * w) + self.position] * self.weight
             total = xp.zeros(r * c * out_h * out_w, dtype=numpy.float64)
-            _scatter_add(xp, total, self.target, values)
+            add_at(total, self.target, values)
             y = total.reshape(self.out_shape)
         return xp.ascontiguousarray(y.astype(x.dtype if dtype is None else dtype, copy=False))
 
@@ -202,24 +202,15 @@ class SampleTable:
             bins = gy.transpose(0, 2, 3, 1).reshape(-1, c)
             values = bins[self.target] * self.weight[:, None]
             total = xp.zeros((n * h * w, c), dtype=numpy.float64)
-            _scatter_add(xp, total, self.batch * (h * w) + self.position, values)
+            add_at(total, self.batch * (h * w) + self.position, values)
             gx = total.reshape(n, h, w, c).transpose(0, 3, 1, 2)
         else:
             values = gy.reshape(-1)[self.target] * self.weight
             total = xp.zeros(n * c * h * w, dtype=numpy.float64)
             source = (self.batch * c + self.channel) * (h * w) + self.position
-            _scatter_add(xp, total, source, values)
+            add_at(total, source, values)
             gx = total.reshape(self.in_shape)
         return xp.ascontiguousarray(gx.astype(gy.dtype, copy=False))
-
-
-def _scatter_add(xp: Any, total: Any, index: Any, values: Any) -> None:
-    if xp is numpy:
-        numpy.add.at(total, index, values)
-    else:
-        import cupyx  # CuPy path only: cupyx is importable wherever cupy arrays exist
-
-        cupyx.scatter_add(total, index, values)
 
 
 class TableApply(FunctionNode):
@@ -307,15 +298,16 @@ def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
     position = xp.zeros((r, out_h, out_w, c), dtype=numpy.int64)
     height = xp.maximum(h_stop - h_first, 0)
     width = xp.maximum(w_stop - w_first, 0)
+    # The largest bin extents, read to the host once (on CuPy each read is a device sync).
+    rows_needed = height.max(axis=0).tolist() if r else [0] * out_h
+    cols_needed = width.max(axis=0).tolist() if r else [0] * out_w
     # One bin position at a time, every ROI and every pixel of the bin at once.
     for ph in range(out_h):
-        rows_needed = int(height[:, ph].max()) if r else 0
-        rows = h_first[:, ph, None] + xp.arange(max(rows_needed, 1))
+        rows = h_first[:, ph, None] + xp.arange(max(int(rows_needed[ph]), 1))
         row_ok = rows < h_stop[:, ph, None]
         rows = xp.clip(rows, 0, h - 1)
         for pw in range(out_w):
-            cols_needed = int(width[:, pw].max()) if r else 0
-            cols = w_first[:, pw, None] + xp.arange(max(cols_needed, 1))
+            cols = w_first[:, pw, None] + xp.arange(max(int(cols_needed[pw]), 1))
             col_ok = cols < w_stop[:, pw, None]
             cols = xp.clip(cols, 0, w - 1)
             # (R, rows, cols, C)

@@ -113,6 +113,9 @@ class MultivariateNormal(distribution.Distribution):
         return self._logdet_scale + _ENTROPY_CONSTANT * self.d
 
     def log_prob(self, x: Any) -> variable.Variable:
+        if not isinstance(x, variable.Variable):
+            # compat: an array meets the parameters in their dtype, as Chainer's x - loc does.
+            x = self.xp.asarray(x, dtype=self.loc.dtype)
         x = variable.as_variable(x)
         inverse = F.broadcast_to(_triangular_inverse(self.scale_tril), x.shape + (self.d,))
         whitened = F.matmul(inverse, F.expand_dims(x - F.broadcast_to(self.loc, x.shape), -1))

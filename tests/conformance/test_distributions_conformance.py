@@ -301,3 +301,14 @@ def test_cauchy_mean_warns_and_is_nan():
     with pytest.warns(RuntimeWarning):
         assert numpy.isnan(dist.mean.array).all()
     numpy.testing.assert_allclose(dist.cdf(_f32(1.0)).array, [0.75], rtol=1e-6)
+
+
+def test_multivariate_normal_log_prob_takes_a_float64_array_in_the_parameters_dtype():
+    # Unsuffixed NumPy data is float64; Chainer's x - loc casts it to loc's dtype.
+    dist = D.MultivariateNormal(numpy.zeros(2, numpy.float32),
+                                scale_tril=numpy.eye(2, dtype=numpy.float32))
+    x = numpy.array([0.5, -0.5])
+    log_prob = dist.log_prob(x)
+    assert log_prob.dtype == numpy.float32
+    expected = -numpy.log(2 * numpy.pi) - 0.5 * float(x @ x)
+    numpy.testing.assert_allclose(float(log_prob.array), expected, rtol=1e-6)

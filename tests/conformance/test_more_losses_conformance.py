@@ -375,3 +375,17 @@ def test_binary_hierarchical_softmax_loss():
         BinaryHierarchicalSoftmax.create_huffman_tree({})
     with pytest.raises(ValueError):
         BinaryHierarchicalSoftmax(3, (0, 1, 2))
+
+
+def test_crf1d_takes_the_sequence_as_one_time_major_array():
+    # xs of shape (T, B, K) is as good as a list of T (B, K) arrays.
+    rng = numpy.random.RandomState(0)
+    cost = rng.randn(3, 3).astype(numpy.float32)
+    xs = rng.randn(4, 2, 3).astype(numpy.float32)
+    ys = rng.randint(0, 3, (4, 2)).astype(numpy.int32)
+    from_array = crf1d_module.crf1d(cost, xs, ys)
+    from_list = crf1d_module.crf1d(cost, list(xs), list(ys))
+    numpy.testing.assert_allclose(from_array.array, from_list.array, rtol=1e-6)
+    _, path = crf1d_module.argmax_crf1d(cost, xs)
+    _, path_from_list = crf1d_module.argmax_crf1d(cost, list(xs))
+    numpy.testing.assert_array_equal(numpy.asarray(path), numpy.asarray(path_from_list))

@@ -23,7 +23,7 @@ from chainer_compat.functions.math.sum import sum as sum_all
 
 
 def _check_labels(cost: Any, xs: Any) -> None:
-    if not xs:
+    if len(xs) == 0:  # xs may be a (T, B, K) array as well as a list
         raise ValueError("xs of crf1d must hold at least one time step, got an empty sequence")
     if xs[0].shape[1] != cost.shape[0]:
         raise ValueError(

@@ -19,8 +19,8 @@ __all__ = ["WalkerAlias"]
 class WalkerAlias(DeviceResident):
     """Sampler of integers ``i`` in ``[0, len(probs))`` with probability ``probs[i] / sum(probs)``.
 
-    The table splits the range into ``n`` equal columns; column ``i`` keeps ``i`` with
-    probability ``threshold[i]`` and otherwise gives its alias. A draw picks a uniform point in
+    The table splits the range into ``n`` equal columns; column ``k`` keeps its own value with
+    probability ``threshold[k]`` and otherwise gives its alias. A draw picks a uniform point in
     ``[0, n)``: its integer part selects the column, its fractional part decides between the two.
     The table is built once in O(n); each draw is O(1).
 
@@ -28,10 +28,10 @@ class WalkerAlias(DeviceResident):
         probs: Non-negative weights, one per integer; they need not sum to one.
 
     Attributes:
-        threshold: ``float32`` array of shape ``(n,)``: the probability that column ``i`` keeps
-            ``i``.
-        values: ``int32`` array of shape ``(2 * n,)``: ``values[2 * i]`` is ``i`` and
-            ``values[2 * i + 1]`` its alias.
+        threshold: ``float32`` array of shape ``(n,)``: the probability that column ``k`` keeps
+            its own value.
+        values: ``int32`` array of shape ``(2 * n,)``: ``values[2 * k]`` is column ``k``'s own
+            value and ``values[2 * k + 1]`` its alias (Chainer's layout).
     """
 
     def __init__(self, probs: Any) -> None:
@@ -40,27 +40,28 @@ class WalkerAlias(DeviceResident):
             raise ValueError(
                 "probs of WalkerAlias must be non-negative weights with a positive sum, got "
                 f"{numpy.asarray(probs)!r}")
-        count = len(weights)
-        # Each column holds mass 1 after scaling; small columns are topped up by large ones.
-        scaled = weights * count / weights.sum()
-        threshold = numpy.ones(count, dtype=numpy.float64)
-        alias = numpy.arange(count, dtype=numpy.int32)
-        small = [i for i in range(count) if scaled[i] < 1.0]
-        large = [i for i in range(count) if scaled[i] >= 1.0]
-        while small and large:
-            low = small.pop()
-            high = large[-1]
-            threshold[low] = scaled[low]
-            alias[low] = high
-            scaled[high] -= 1.0 - scaled[low]
-            if scaled[high] < 1.0:
-                large.pop()
-                small.append(high)
-        # Whatever remains holds mass 1 up to rounding: it always keeps its own value.
-        values = numpy.empty(2 * count, dtype=numpy.int32)
-        values[0::2] = numpy.arange(count, dtype=numpy.int32)
-        values[1::2] = alias
-        self.threshold = threshold.astype(numpy.float32)
+        probabilities = weights.astype(numpy.float32)
+        probabilities /= probabilities.sum()
+        count = len(probabilities)
+        threshold = numpy.zeros(count, dtype=numpy.float32)
+        values = numpy.zeros(2 * count, dtype=numpy.int32)
+        # compat: Chainer's construction, so that a seeded draw gives Chainer's samples.
+        # Entries in ascending (probability, index) order take the columns left to right; an
+        # entry whose scaled mass exceeds one column tops up the earliest columns still short
+        # of mass, becoming their alias. Masses are float64, as NumPy 1 computed them there;
+        # columns never topped up keep alias 0 and a threshold of 1 up to rounding.
+        filled = 0
+        topped = 0
+        for probability, index in sorted(zip(probabilities.tolist(), range(count))):
+            mass = probability * count
+            while mass > 1.0 and topped < filled:
+                values[2 * topped + 1] = index
+                mass -= 1.0 - float(threshold[topped])
+                topped += 1
+            threshold[filled] = mass
+            values[2 * filled] = index
+            filled += 1
+        self.threshold = threshold
         self.values = values
         self._device: backend.Device = backend.get_device("@numpy")
 
@@ -86,6 +87,6 @@ class WalkerAlias(DeviceResident):
             count = len(self.threshold)
             points = xp.random.uniform(0, count, shape)
             columns = xp.minimum(points.astype(numpy.int32), count - 1)  # guards a draw of n
-            fractions = (points - columns).astype(self.threshold.dtype)
-            take_alias = (self.threshold[columns] < fractions).astype(numpy.int32)
+            # Compared in float64, as Chainer compares them.
+            take_alias = (self.threshold[columns] < points - columns).astype(numpy.int32)
             return self.values[columns * 2 + take_alias]

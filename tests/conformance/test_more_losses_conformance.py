@@ -389,3 +389,20 @@ def test_crf1d_takes_the_sequence_as_one_time_major_array():
     _, path = crf1d_module.argmax_crf1d(cost, xs)
     _, path_from_list = crf1d_module.argmax_crf1d(cost, list(xs))
     numpy.testing.assert_array_equal(numpy.asarray(path), numpy.asarray(path_from_list))
+
+
+def test_walker_alias_builds_chainers_table():
+    # Worked by hand from the construction (ascending masses 0.4, 0.8, 1.2, 1.6 fill the
+    # columns; 1.2 tops up column 0, 1.6 columns 1 and 2): the layout that makes a seeded draw
+    # give Chainer's samples, which NegativeSampling and BlackOut depend on.
+    walker = _module("utils.walker_alias").WalkerAlias([1.0, 2.0, 3.0, 4.0])
+    numpy.testing.assert_allclose(walker.threshold, [0.4, 0.8, 0.6, 1.0], rtol=1e-6)
+    assert walker.threshold.dtype == numpy.float32
+    assert walker.values.tolist() == [0, 2, 1, 3, 2, 3, 3, 0]
+    numpy.random.seed(5)
+    draws = walker.sample((1000,))
+    numpy.random.seed(5)
+    points = numpy.random.uniform(0, 1, (1000,)) * 4
+    columns = points.astype(numpy.int32)
+    expected = walker.values[columns * 2 + (walker.threshold[columns] < points - columns)]
+    numpy.testing.assert_array_equal(draws, expected)

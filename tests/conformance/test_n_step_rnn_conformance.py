@@ -293,3 +293,11 @@ def test_link_sort_helpers():
     shuffled = _rnn_links.permutate_list(items, order, inv=False)
     assert [len(x) for x in shuffled] == [4, 3, 2, 1]
     assert _rnn_links.permutate_list(shuffled, order, inv=True) == items
+
+
+def test_sequences_of_equal_length_are_ordered_by_numpys_default_sort():
+    # The order of ties decides which sequence each dropout mask row falls on.
+    lengths = [9, 6, 5, 7, 6, 7, 3, 3, 7, 7, 3, 6, 7, 5, 5, 4]
+    sequences = [numpy.zeros((n, 1), numpy.float32) for n in lengths]
+    order = _rnn_links.argsort_list_descent(sequences)
+    numpy.testing.assert_array_equal(order, numpy.argsort([-n for n in lengths]))

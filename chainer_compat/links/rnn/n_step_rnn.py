@@ -29,8 +29,10 @@ __all__ = [
 
 
 def argsort_list_descent(lst: Sequence[Any]) -> numpy.ndarray:
-    """The ``int32`` indices that order ``lst`` by length, longest first (ties keep order)."""
-    return numpy.argsort([-len(item) for item in lst], kind="stable").astype(numpy.int32)
+    """The ``int32`` indices that order ``lst`` by length, longest first."""
+    # compat: NumPy's default sort, as Chainer's, so equal lengths come in Chainer's order and
+    # dropout masks fall on the same sequences for the same seed (a stable sort differs).
+    return numpy.argsort([-len(item) for item in lst]).astype(numpy.int32)
 
 
 def permutate_list(lst: Sequence[Any], indices: Any, inv: bool) -> list[Any]:

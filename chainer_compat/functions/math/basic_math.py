@@ -592,9 +592,11 @@ def rmatmul(self: Variable, rhs: Any) -> Variable:
 
 
 def _constant_label(value: Any) -> str:
-    if numpy.isscalar(value):
-        return str(value)
-    return "constant array"
+    if not numpy.isscalar(value):
+        return "constant array"
+    text = str(value)
+    # compat: negative constants in parentheses, as Chainer labels them ('_ + (-0.5)').
+    return f"({text})" if text.startswith("-") else text
 
 
 def _install_variable_operators() -> None:

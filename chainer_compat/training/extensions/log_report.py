@@ -74,15 +74,13 @@ class LogReport(extension.Extension):
         self._init_summary()
 
     def _write(self, out: str, name: str) -> None:
-        descriptor, temporary_path = tempfile.mkstemp(prefix=name, dir=out)
-        try:
-            with os.fdopen(descriptor, "w") as stream:
+        # Written in a private folder, then moved into place: readers never see half a log, and
+        # the file gets the umask's usual permissions (mkstemp's own file would be 0600).
+        with tempfile.TemporaryDirectory(prefix=name, dir=out) as folder:
+            temporary_path = os.path.join(folder, name)
+            with open(temporary_path, "w") as stream:
                 json.dump(self._log, stream, indent=4)
             os.replace(temporary_path, os.path.join(out, name))
-        except BaseException:
-            if os.path.exists(temporary_path):
-                os.remove(temporary_path)
-            raise
 
     @property
     def log(self) -> list[dict[str, Any]]:

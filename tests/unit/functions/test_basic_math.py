@@ -255,3 +255,11 @@ def test_division_of_integers_by_a_constant_and_by_zero_are_chainers():
     assert y.dtype == numpy.int32 and y.array.tolist() == [0, 0, 0]
     with pytest.raises(ZeroDivisionError):
         Variable(numpy.ones(3, numpy.float32)) / 0
+
+
+def test_negative_constants_are_labelled_in_parentheses():
+    # Chainer's labels: computational graphs read '_ + (-0.5)', not '_ + -0.5'.
+    x = Variable(numpy.ones(2, numpy.float32))
+    assert (x - 0.5).creator.label == "_ + (-0.5)"
+    assert (-1.5 - x).creator.label == "(-1.5) - _"
+    assert (x * 2.5).creator.label == "_ * 2.5"

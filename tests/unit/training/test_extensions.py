@@ -81,6 +81,19 @@ def test_log_report_writes_epoch_means_to_a_json_file(tmp_path):
     assert [name for name in os.listdir(tmp_path) if name != "log"] == []
 
 
+def test_log_report_file_gets_the_umasks_usual_permissions(tmp_path):
+    # Chainer's log is readable by others under the common umask 022 (0644), like snapshots.
+    trainer, _, _ = _trainer(tmp_path)
+    trainer.extend(extensions.LogReport())
+    previous = os.umask(0o022)
+    try:
+        trainer.run()
+    finally:
+        os.umask(previous)
+    assert os.stat(tmp_path / "log").st_mode & 0o777 == 0o644
+    assert sorted(os.listdir(tmp_path)) == ["log"]
+
+
 def test_log_report_keys_trigger_postprocess_and_filename(tmp_path):
     trainer, _, _ = _trainer(tmp_path, stop=(4, "iteration"))
 

@@ -300,3 +300,10 @@ def test_pooling_takes_the_kernel_size_as_an_array():
     x = numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4)
     assert F.max_pooling_2d(x, numpy.array([2, 2])).shape == (1, 1, 2, 2)
     assert F.average_pooling_2d(x, numpy.array([2, 2])).shape == (1, 1, 2, 2)
+
+
+def test_max_pooling_2d_is_recorded_as_the_n_d_node():
+    x = chainer.Variable(numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4))
+    y = F.max_pooling_2d(x, 2)
+    assert type(y.creator).__name__ == "MaxPoolingND" and y.creator.label == "MaxPoolingND"
+    assert type(F.average_pooling_2d(x, 2).creator).__name__ == "AveragePooling2D"

@@ -136,7 +136,7 @@ def test_empty_input_raises_invalid_type():
 
 def test_window_larger_than_the_input_raises_assertion_and_value_error():
     x = numpy.zeros((1, 1, 4, 4), numpy.float32)
-    with pytest.raises(AssertionError, match="output height and width must be positive"):
+    with pytest.raises(AssertionError, match="output sizes must be positive"):
         max_pooling_2d(x, 7, 1, cover_all=False)
     with pytest.raises(ValueError, match="Use a smaller ksize"):
         max_pooling_2d(x, 7, 1, cover_all=False)
@@ -157,3 +157,11 @@ def test_nan_wins_its_window(xp):
     y, indexes = max_pooling_2d(x, 2, return_indices=True)
     assert numpy.isnan(float(y.array[0, 0, 0, 0])) and float(y.array[0, 0, 0, 1]) == 0.0
     assert int(indexes[0, 0, 0, 0]) == 2
+
+
+def test_max_pooling_2d_applies_the_n_d_node_as_chainer_7_does():
+    # Computational graphs, hooks and code that dispatches on the creator see MaxPoolingND.
+    y = max_pooling_2d(numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4), 2)
+    assert type(y.creator).__name__ == "MaxPoolingND"
+    assert y.creator.label == "MaxPoolingND"
+    numpy.testing.assert_array_equal(y.array, [[[[5, 7], [13, 15]]]])

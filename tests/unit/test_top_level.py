@@ -41,3 +41,14 @@ def test_runtime_info_does_not_import_cupy():
     out = _run("import io, sys, chainer_compat as c; c.print_runtime_info(io.StringIO()); "
                "print('cupy' in sys.modules)")
     assert out.strip() == "False"
+
+
+def test_the_package_imports_without_pytest_or_the_optional_libraries():
+    # The README's first command installs NumPy only: nothing imported by `import chainer_compat`
+    # (testing helpers included) may need pytest, SciPy, h5py, matplotlib or Pillow.
+    blocked = ["pytest", "scipy", "h5py", "matplotlib", "PIL", "hypothesis"]
+    out = _run("import sys\n"
+               f"for name in {blocked!r}: sys.modules[name] = None  # import raises ImportError\n"
+               "import chainer_compat, chainer_compat.links, chainer_compat.training\n"
+               "print(chainer_compat.testing.assert_allclose.__name__)")
+    assert out.strip() == "assert_allclose"

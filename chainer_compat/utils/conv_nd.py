@@ -22,8 +22,13 @@ class _SizeLengthError(AssertValueError):
     """
 
 
-def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
+def as_tuple(x: Any, n: int, name: str = "a size argument") -> tuple[Any, ...]:
     """``x`` as a tuple of ``n`` entries: a sequence is converted, a scalar repeated.
+
+    Args:
+        x: A scalar or a sequence.
+        n: Number of entries wanted.
+        name: What the error calls ``x`` (the argument's name, where the caller knows it).
 
     Raises:
         ValueError: If ``x`` is a sequence whose length is not ``n`` (also an
@@ -32,7 +37,7 @@ def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
     if hasattr(x, "__getitem__"):
         if len(x) != n:
             raise _SizeLengthError(
-                f"a size argument must have {n} entries, one per spatial axis, got "
+                f"{name} must have {n} entries, one per spatial axis, got "
                 f"{tuple(x)!r}")
         return tuple(x)
     return (x,) * n

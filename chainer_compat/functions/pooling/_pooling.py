@@ -193,9 +193,10 @@ class WindowND:
             # compat: Chainer's wording.
             raise ValueError("pooling operation requires at least one spatial dimension.")
         self.ndim = ndim
-        self.ksize = tuple(int(k) for k in as_tuple(ksize, ndim))
-        self.stride = tuple(int(s) for s in as_tuple(ksize if stride is None else stride, ndim))
-        self.pad = tuple(int(p) for p in as_tuple(pad, ndim))
+        self.ksize = tuple(int(k) for k in as_tuple(ksize, ndim, "ksize"))
+        self.stride = tuple(int(s) for s in as_tuple(
+            ksize if stride is None else stride, ndim, "ksize" if stride is None else "stride"))
+        self.pad = tuple(int(p) for p in as_tuple(pad, ndim, "pad"))
         if min(self.ksize) <= 0:
             raise ValueError(f"ksize must be positive, got {self.ksize}")
         if min(self.stride) <= 0:

@@ -104,7 +104,6 @@ def max_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_a
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a non-empty float array.
     """
     _check_spatial_ndim(x, 2)
-    _pooling.Window(ksize, stride, pad)  # its errors name the bad argument
     # compat: Chainer 7's max_pooling_2d applies the N-d node (graphs and hooks see
     # MaxPoolingND); MaxPooling2D stays for code that builds it itself.
     node = MaxPoolingND(2, ksize, stride, pad, cover_all, return_indices)

@@ -348,6 +348,8 @@ def get_dtype(dtype: Any = None, map_mixed16: Any = None) -> numpy.dtype[Any]:
     """
     if dtype is None:
         dtype = config.dtype
+    if isinstance(dtype, str) and dtype == "mixed16":
+        dtype = mixed16  # the name, as CHAINER_DTYPE spells it
     if dtype is mixed16 and map_mixed16 is not None:
         dtype = map_mixed16
     return numpy.dtype(dtype)

@@ -77,11 +77,7 @@ def get_dtype(dtype: DTypeLike | None = None) -> numpy.dtype:
 
     Compat: Chainer's ``mixed16`` mode allocates float16 parameters, so it maps to float16 here.
     """
-    if dtype is None:
-        dtype = configuration.config.dtype
-    if (isinstance(dtype, str) and dtype == "mixed16") or getattr(dtype, "name", None) == "mixed16":
-        return numpy.dtype(numpy.float16)
-    return numpy.dtype(dtype)
+    return configuration.get_dtype(dtype)
 
 
 def fill_random(array: Any, rng: Any, distribution: str, **parameters: Any) -> None:

@@ -20,16 +20,6 @@ from chainer_compat.utils import argument
 __all__ = ["BatchNormalization"]
 
 
-def _parameter_dtype(dtype: Any) -> numpy.dtype:
-    """The dtype of the parameters and statistics: ``dtype`` or ``config.dtype``, with
-    ``mixed16`` kept in float32 (statistics of float16 activations need the precision)."""
-    if dtype is None:
-        dtype = configuration.config.dtype
-    if dtype is configuration.mixed16 or (isinstance(dtype, str) and dtype == "mixed16"):
-        return numpy.dtype(numpy.float32)
-    return numpy.dtype(dtype)
-
-
 class BatchNormalization(link.Link):
     """Batch normalization layer: normalizes with the batch's statistics while
     ``chainer.config.train`` is True, and with their running averages otherwise.
@@ -86,7 +76,9 @@ class BatchNormalization(link.Link):
         if isinstance(axis, (int, numpy.integer)):
             axis = (int(axis),)
         self.axis = axis
-        self._highprec_dtype = _parameter_dtype(dtype)
+        # Parameters and statistics stay float32 under mixed16: float16 activations' statistics
+        # need the precision.
+        self._highprec_dtype = configuration.get_dtype(dtype, map_mixed16=numpy.float32)
         with self.init_scope():
             if use_gamma:
                 self.gamma = variable.Parameter(

@@ -16,14 +16,6 @@ from chainer_compat.functions.normalization.group_normalization import group_nor
 __all__ = ["GroupNormalization"]
 
 
-def _parameter_dtype() -> numpy.dtype:
-    """``config.dtype``, with ``mixed16`` kept in float32 for the parameters."""
-    dtype = configuration.config.dtype
-    if dtype is configuration.mixed16 or (isinstance(dtype, str) and dtype == "mixed16"):
-        return numpy.dtype(numpy.float32)
-    return numpy.dtype(dtype)
-
-
 class GroupNormalization(link.Link):
     """Group normalization layer.
 
@@ -49,7 +41,7 @@ class GroupNormalization(link.Link):
     def __init__(self, groups: int, size: int | None = None, eps: float = 1e-5,
                  initial_gamma: Any = None, initial_beta: Any = None) -> None:
         super().__init__()
-        dtype = _parameter_dtype()
+        dtype = configuration.get_dtype(map_mixed16=numpy.float32)  # float32 under mixed16
         gamma_initializer = initializers._get_initializer(
             1 if initial_gamma is None else initial_gamma)
         beta_initializer = initializers._get_initializer(

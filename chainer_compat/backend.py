@@ -35,6 +35,11 @@ def is_cupy_array(x: Any) -> bool:
     return cls is not None and isinstance(x, cls)
 
 
+def is_array(x: Any) -> bool:
+    """Returns whether ``x`` is a NumPy or CuPy array, without importing cupy."""
+    return isinstance(x, numpy.ndarray) or is_cupy_array(x)
+
+
 def current_cuda_device_id() -> int:
     """The ID of the current thread's current CUDA device (call only once cupy is imported)."""
     return int(sys.modules["cupy"].cuda.runtime.getDevice())

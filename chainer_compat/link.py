@@ -59,10 +59,6 @@ def _shape_and_dtype(value: Any) -> tuple[Any, Any]:
     return shape, dtype
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
-
-
 class Link(DeviceResident):
     """A building block of models: it owns parameters and persistent values.
 
@@ -345,7 +341,7 @@ class Link(DeviceResident):
             target[name].copydata(source[name])
         if copy_persistent:
             for name in self._persistent:
-                if _is_array(target[name]) and _is_array(source[name]):
+                if backend.is_array(target[name]) and backend.is_array(source[name]):
                     backend.copyto(target[name], source[name])
                 else:
                     target[name] = copy.deepcopy(source[name])
@@ -388,7 +384,7 @@ class Link(DeviceResident):
             visitor.visit_variable(attributes[name])
         for name in sorted(self._persistent):
             value = attributes[name]
-            if _is_array(value):
+            if backend.is_array(value):
                 attributes[name] = visitor.visit_array(value)
         for child in self.children():
             child.device_resident_accept(visitor)

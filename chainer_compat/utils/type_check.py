@@ -84,10 +84,6 @@ class LightTypeInfoTuple(tuple):
         return len(self)
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
-
-
 def _require_tuple(data: Any) -> None:
     if not isinstance(data, tuple):
         raise TypeError(
@@ -163,7 +159,7 @@ def get_light_types(
 
 
 def _require_array(name: str, index: int, array: Any) -> None:
-    if not _is_array(array):
+    if not backend.is_array(array):
         raise TypeError(
             f"{name}[{index}] must be a numpy or cupy ndarray, got {type(array).__name__}")
 
@@ -695,7 +691,7 @@ def make_variable(value: Any, name: str) -> Any:
 
 
 def _make_variable_from_array(array: Any, name: str) -> Any:
-    if not _is_array(array):
+    if not backend.is_array(array):
         raise InvalidType(f"isinstance({name}, ndarray)", f"type({name}) == {type(array)}")
     if in_light_mode():
         return array

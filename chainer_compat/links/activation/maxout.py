@@ -34,10 +34,6 @@ def _is_passed_through(value: Any) -> bool:
     return value is None or numpy.isscalar(value) or isinstance(value, Initializer)
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
-
-
 class Maxout(link.Chain):
     """A maxout layer: ``out_size`` units, each the maximum of ``pool_size`` linear units.
 
@@ -72,7 +68,7 @@ class Maxout(link.Chain):
 
         if _is_passed_through(initialW):
             pass
-        elif _is_array(initialW):
+        elif backend.is_array(initialW):
             if initialW.ndim != 3:
                 raise ValueError(
                     "initialW must be a 3-D array of shape (out_size, pool_size, in_size), got "
@@ -83,7 +79,7 @@ class Maxout(link.Chain):
 
         if _is_passed_through(initial_bias):
             pass
-        elif _is_array(initial_bias):
+        elif backend.is_array(initial_bias):
             if initial_bias.ndim != 2:
                 raise ValueError(
                     "initial_bias must be a 2-D array of shape (out_size, pool_size), got "

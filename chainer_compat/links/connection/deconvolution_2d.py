@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainer_compat import backend, variable
 from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC
 from chainer_compat.functions.connection.deconvolution_2d import deconvolution_2d
@@ -19,10 +17,6 @@ from chainer_compat.utils import argument
 from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["Deconvolution2D"]
-
-
-def _is_array(value: Any) -> bool:
-    return isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
 
 
 class Deconvolution2D(WeightLink):
@@ -74,7 +68,7 @@ class Deconvolution2D(WeightLink):
         self.out_channels = out_channels
         self.groups = int(groups)
         self._add_weight(initialW, in_channels)
-        if (not nobias and _is_array(initial_bias)
+        if (not nobias and backend.is_array(initial_bias)
                 and tuple(initial_bias.shape) != (out_channels,)):
             # compat: Chainer checks array biases after W (NOTE [bare asserts]).
             raise AssertValueError(

@@ -986,6 +986,14 @@ class Parameter(Variable):
     update_rule: Any = None
     _grad_initializer: Any = None
     _initial_device: Any = None
+    # NOTE [unset parameter gradient]
+    # compat: Chainer refuses to read the gradient of a Parameter made without data until it is
+    # set, cleared or initialized: the gradient does not exist yet, and reading None would hide
+    # that. An uninitialized Parameter keeps False in its instance dict (so copies and pickles
+    # keep it); setting the gradient, cleargrad, zerograd and initialize remove it. Chainer
+    # also raises after a backward has computed a gradient (for a Parameter whose array was
+    # assigned directly); we return that gradient, since it exists.
+    _grad_valid = True
 
     def __init__(self, initializer: Any = None, shape: Any = None,
                  name: str | None = None) -> None:
@@ -1003,6 +1011,7 @@ class Parameter(Variable):
                 super().__init__(name=name)
                 self.initializer = initializer
                 self._grad_initializer = initializers.NaN(getattr(initializer, "dtype", None))
+                self._grad_valid = False  # NOTE [unset parameter gradient]
         else:
             if _is_array(initializer):
                 initializer = initializers.Constant(initializer)
@@ -1017,8 +1026,37 @@ class Parameter(Variable):
         return result  # type: ignore[return-value]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _recover_parameter, (self._array, self.name, self.grad, self.initializer,
-                                    self.update_rule)
+        grad_var = self._grad_var
+        return _recover_parameter, (self._array, self.name,
+                                    None if grad_var is None else grad_var._array,
+                                    self.initializer, self.update_rule, self._grad_valid)
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or None.
+
+        Raises:
+            RuntimeError: If the Parameter was made without data and its gradient has not
+                been set, cleared or initialized since (NOTE [unset parameter gradient]).
+        """
+        grad_var = self._grad_var
+        if grad_var is not None:
+            return grad_var._array
+        if not self._grad_valid:
+            # compat: Chainer's wording, which code may match on.
+            raise RuntimeError(
+                "Cannot retrieve Variable.grad. Either it must be set manually or "
+                "Variable.cleargrad() must be called beforehand.")
+        return None
+
+    @grad.setter
+    def grad(self, g: Any) -> None:
+        Variable.grad.fset(self, g)  # type: ignore[attr-defined]
+        self._validate_grad()
+
+    def _validate_grad(self) -> None:
+        """Marks the gradient as set (NOTE [unset parameter gradient])."""
+        self.__dict__.pop("_grad_valid", None)
 
     @property
     def dtype(self) -> Any:
@@ -1034,17 +1072,22 @@ class Parameter(Variable):
     def cleargrad(self) -> None:
         """Sets the gradient to None (and forgets a pending gradient initializer)."""
         super().cleargrad()
+        self._validate_grad()
         if self._array is None:
             self._grad_initializer = None
 
     def zerograd(self) -> None:
         """Fills the gradient with zeros, now or at initialization."""
+        # Chainer warns here for initialized and uninitialized Parameters alike.
+        warnings.warn("Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
+                      DeprecationWarning, stacklevel=2)
+        self._validate_grad()
         if self._array is None:
             from chainer_compat import initializers  # see __init__
             self._grad_initializer = initializers.Zero(getattr(self.initializer, "dtype", None))
             return
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)  # warned above, once
             super().zerograd()
 
     def initialize(self, shape: Any) -> None:
@@ -1064,6 +1107,7 @@ class Parameter(Variable):
             self._grad_var = Variable(initializers.generate_array(
                 grad_initializer, shape, xp, dtype=data.dtype))
         self._grad_initializer = None
+        self._validate_grad()
 
     def to_device(self, device: Any) -> None:
         device = backend.get_device(device)
@@ -1081,9 +1125,14 @@ class Parameter(Variable):
 
 
 def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
-                       update_rule: Any) -> Parameter:
+                       update_rule: Any, grad_valid: bool = True) -> Parameter:
+    # grad_valid has a default: pickles written before it was added have five arguments.
     if data is None:
         param = Parameter(initializer=initializer, name=name)
+        if grad is not None:
+            param.grad = grad
+        elif grad_valid:
+            param._validate_grad()
     else:
         param = Parameter(initializer=data, name=name)
         param.initializer = initializer  # keep the real initializer, not the data

@@ -141,9 +141,19 @@ def test_rule_with_grad_none_or_uninitialized_param_skips_the_update():
     numpy.testing.assert_array_equal(param.array, [0.0, 0.0])
     assert rule.t == 1
     uninitialized = chainer.Parameter()
+    uninitialized.cleargrad()  # without it, reading its grad raises (as in Chainer)
     other = AddOneRule()
     other.update(uninitialized)
     assert other.t == 1 and other.state is None and uninitialized.array is None
+
+
+def test_rule_reading_the_unset_grad_of_an_uninitialized_param_raises():
+    # compat: Chainer's optimizer.update() before a lazily initialized link's first forward
+    # raises this RuntimeError, from the rule's read of param.grad.
+    uninitialized = chainer.Parameter()
+    with pytest.raises(RuntimeError, match="Cannot retrieve Variable.grad"):
+        AddOneRule().update(uninitialized)
+    assert uninitialized.array is None
 
 
 def test_base_rule_needs_an_update_core():
@@ -425,6 +435,7 @@ def test_params_without_grad_are_skipped_or_zero_filled():
     link.inner.w.grad = numpy.ones((2, 3))
     link.inner.b.grad = None
     b0 = link.inner.b.array.copy()
+    link.u.cleargrad()  # an uninitialized parameter's grad must be cleared before it is read
     opt.update()
     # An initialized parameter without grad gets a zero grad (as Chainer), so no change.
     numpy.testing.assert_array_equal(link.inner.b.grad, numpy.zeros(3))

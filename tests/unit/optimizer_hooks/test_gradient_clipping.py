@@ -16,6 +16,7 @@ class Tiny(chainer.Link):
             self.w = chainer.Parameter(numpy.zeros((2, 2), dtype))
             self.b = chainer.Parameter(numpy.zeros(3, dtype))
             self.u = chainer.Parameter()  # uninitialized: has no gradient
+        self.u.cleargrad()  # as in Chainer, reading an unset grad would raise
 
 
 def set_grads(link, dtype, scale):

@@ -69,5 +69,6 @@ def test_skips_a_parameter_without_grad_or_data():
     hook(None, param)  # must not fail
     assert param.grad is None
     uninitialized = chainer.Parameter()
+    uninitialized.cleargrad()  # as in Chainer, reading an unset grad would raise
     hook(None, uninitialized)
     assert uninitialized.array is None

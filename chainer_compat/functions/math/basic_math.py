@@ -135,6 +135,15 @@ class _Unary(FunctionNode):
     """Operators on one Variable. Most define no type check (Chainer's only names the input),
     so apply skips type checking for them altogether."""
 
+    # The constant as the user wrote it, for the label, when it differs from ``value`` (which
+    # has the input's dtype): ``x * 2`` is labelled ``_ * 2`` as in Chainer, not ``_ * 2.0``.
+    _written: Any = None
+
+    @property
+    def _shown_value(self) -> Any:
+        written = self._written
+        return self.value if written is None else written  # type: ignore[attr-defined]
+
 
 class _FloatUnary(_Unary):
     """Operators on one Variable that, as in Chainer, take only float arrays:
@@ -208,12 +217,14 @@ class Add(_Binary):
 class AddConstant(_Unary):
     """``x + c`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"_ + {_constant_label(self.value)}"
+        return f"_ + {_constant_label(self._shown_value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -263,6 +274,8 @@ def add(*xs: Any) -> Variable:
                 return _wrap(lhs._array + value, lhs)
             node = _new(AddConstant)
             node.value = value
+            if value is not rhs:
+                node._written = rhs
             return node.apply((lhs,))[0]
         if isinstance(rhs, Variable) and _direct(lhs, rhs):
             return _wrap(lhs._array + rhs._array, lhs, rhs)
@@ -295,12 +308,14 @@ class Sub(_Binary):
 class SubFromConstant(_Unary):
     """``c - x`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"{_constant_label(self.value)} - _"
+        return f"{_constant_label(self._shown_value)} - _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -316,7 +331,7 @@ def sub(self: Variable, rhs: Any) -> Variable:
         value = -_preprocess_const(self, rhs)
         if _direct(self):
             return _wrap(self._array + value, self)
-        return AddConstant(value).apply((self,))[0]
+        return AddConstant(value, -typing.cast(Any, rhs)).apply((self,))[0]
     if isinstance(rhs, Variable) and _direct(self, rhs):
         return _wrap(self._array - rhs._array, self, rhs)
     return Sub().apply((self, _preprocess_rhs(self, rhs)))[0]
@@ -328,7 +343,7 @@ def rsub(self: Variable, rhs: Any) -> Variable:
         value = _preprocess_const(self, rhs)
         if _direct(self):
             return _wrap(value - self._array, self)
-        return SubFromConstant(value).apply((self,))[0]
+        return SubFromConstant(value, rhs).apply((self,))[0]
     return Sub().apply((_preprocess_rhs(self, rhs), self))[0]
 
 
@@ -361,12 +376,14 @@ class Mul(_Binary):
 class MulConstant(_Unary):
     """``c * x`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"_ * {_constant_label(self.value)}"
+        return f"_ * {_constant_label(self._shown_value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -396,6 +413,8 @@ def mul(self: Variable, rhs: Any) -> Variable:
                 return _wrap(array * value, self)
         node = _new(MulConstant)
         node.value = value
+        if value is not rhs:
+            node._written = rhs
         return node.apply((self,))[0]
     if isinstance(rhs, Variable) and _direct(self, rhs) and self._array.dtype.kind == "f":
         return _wrap(self._array * rhs._array, self, rhs)
@@ -433,12 +452,14 @@ class Div(_Binary):
 class DivFromConstant(_FloatUnary):
     """``c / x`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"{_constant_label(self.value)} / _"
+        return f"{_constant_label(self._shown_value)} / _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -464,7 +485,7 @@ def div(self: Variable, rhs: Any) -> Variable:
 def rdiv(self: Variable, rhs: Any) -> Variable:
     """``rhs / self``."""
     if isinstance(rhs, _SCALARS):
-        return DivFromConstant(_preprocess_const(self, rhs)).apply((self,))[0]
+        return DivFromConstant(_preprocess_const(self, rhs), rhs).apply((self,))[0]
     return Div().apply((_preprocess_rhs(self, rhs), self))[0]
 
 
@@ -514,12 +535,14 @@ class PowVarVar(_Binary):
 class PowVarConst(_FloatUnary):
     """``x ** c`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"_ ** {_constant_label(self.value)}"
+        return f"_ ** {_constant_label(self._shown_value)}"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -535,12 +558,14 @@ class PowVarConst(_FloatUnary):
 class PowConstVar(_FloatUnary):
     """``c ** x`` for a constant ``c``."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, written: Any = None) -> None:
         self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def label(self) -> str:
-        return f"{_constant_label(self.value)} ** _"
+        return f"{_constant_label(self._shown_value)} ** _"
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -557,14 +582,14 @@ class PowConstVar(_FloatUnary):
 def pow(self: Variable, rhs: Any) -> Variable:
     """``self ** rhs``."""
     if isinstance(rhs, _SCALARS):
-        return PowVarConst(_preprocess_const(self, rhs)).apply((self,))[0]
+        return PowVarConst(_preprocess_const(self, rhs), rhs).apply((self,))[0]
     return PowVarVar().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
 def rpow(self: Variable, rhs: Any) -> Variable:
     """``rhs ** self``."""
     if isinstance(rhs, _SCALARS):
-        return PowConstVar(_preprocess_const(self, rhs)).apply((self,))[0]
+        return PowConstVar(_preprocess_const(self, rhs), rhs).apply((self,))[0]
     return PowVarVar().apply((_preprocess_rhs(self, rhs), self))[0]
 
 
@@ -596,7 +621,9 @@ def _constant_label(value: Any) -> str:
         return "constant array"
     text = str(value)
     # compat: negative constants in parentheses, as Chainer labels them ('_ + (-0.5)').
-    return f"({text})" if text.startswith("-") else text
+    negative = not isinstance(value, (complex, numpy.complexfloating)) and bool(
+        typing.cast(Any, value) < 0)
+    return f"({text})" if negative else text
 
 
 def _install_variable_operators() -> None:

@@ -24,32 +24,43 @@ from chainer_compat.functions.math.average import average
 from chainer_compat.functions.math.logsumexp import logsumexp
 from chainer_compat.utils import type_check
 
-# Log-probability standing for "impossible": finite, so that gradients stay finite.
-_LOG_ZERO = -1e10
+
+def _log_zero(dtype: Any) -> float:
+    """The log-probability standing for "impossible": finite, so that gradients stay finite.
+
+    compat: Chainer's stand-ins, which are also the loss of a sequence that cannot fit its
+    frames: -1e10, or -1e4 in float16, which cannot hold 1e10.
+    """
+    return -1e4 if dtype == numpy.float16 else -1e10
 
 
-def _check_inputs(frames: variable.Variable, t: Any, input_length: Any,
-                  label_length: Any) -> None:
-    n_batch = frames.shape[1]
-    checks = [
-        ("input_length.dtype == int32", input_length.dtype == numpy.int32,
-         f"{input_length.dtype} != int32"),
-        ("input_length.ndim == 1", input_length.ndim == 1, f"{input_length.ndim} != 1"),
-        ("label_length.dtype == int32", label_length.dtype == numpy.int32,
-         f"{label_length.dtype} != int32"),
-        ("label_length.ndim == 1", label_length.ndim == 1, f"{label_length.ndim} != 1"),
-        ("t.ndim == 2", t.ndim == 2, f"{t.ndim} != 2"),
-        ("t.dtype == int32", t.dtype == numpy.int32, f"{t.dtype} != int32"),
-        ("x.dtype.kind == f", frames.dtype.kind == "f", f"{frames.dtype.kind} != f"),
-        ("t.shape[0] == n_batch", t.shape[0] == n_batch, f"{t.shape[0]} != {n_batch}"),
-        ("input_length.shape[0] == n_batch", len(input_length) == n_batch,
-         f"{len(input_length)} != {n_batch}"),
-        ("label_length.shape[0] == n_batch", len(label_length) == n_batch,
-         f"{len(label_length)} != {n_batch}"),
-    ]
-    for expect, holds, actual in checks:
-        if not holds:
-            raise type_check.InvalidType(expect, actual)
+class _InputTypes:
+    """The type checks of :func:`connectionist_temporal_classification` on its stacked frames,
+    run under the label of Chainer's ``ConnectionistTemporalClassification`` so that a failure
+    reads as Chainer's does."""
+
+    label = "ConnectionistTemporalClassification"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("input_length", "label_length", "t", "x"))
+        input_length_type, label_length_type, t_type, x_type = in_types
+        type_check.expect(
+            input_length_type.dtype == numpy.int32,
+            input_length_type.ndim == 1,
+            label_length_type.dtype == numpy.int32,
+            label_length_type.ndim == 1,
+            t_type.ndim == 2,
+            t_type.dtype == numpy.int32,
+            x_type.ndim == 3,
+            x_type.dtype.kind == "f",
+        )
+        # A second call: a light check reads the shapes at once, so the ndims must hold first.
+        n_batch = x_type.shape[1]
+        type_check.expect(
+            t_type.shape[0] == n_batch,
+            input_length_type.shape[0] == n_batch,
+            label_length_type.shape[0] == n_batch,
+        )
 
 
 def connectionist_temporal_classification(
@@ -61,7 +72,12 @@ def connectionist_temporal_classification(
     inside. The loss of sequence ``b`` is ``-log`` of the total probability of all frame-level
     alignments that collapse to ``t[b, :label_length[b]]`` (repeats merged, blanks removed),
     over the first ``input_length[b]`` frames. It is computed with the forward algorithm from
-    differentiable functions, so it can be differentiated twice.
+    differentiable functions, so it can be differentiated twice. A sequence too long for its
+    frames has no alignment; its loss is ``1e10`` (``1e4`` in float16), as in Chainer.
+
+    Compat: Chainer's gradient for a sequence too long for its frames is a rounding artifact;
+    ours is that of aligning the frames to a suffix of the labels (see NOTE [CTC labels that
+    cannot fit] in the source).
 
     Args:
         x: Sequence of ``T`` frames, each of shape ``(B, V)``.
@@ -92,8 +108,6 @@ def connectionist_temporal_classification(
             f"blank_symbol must be in [0, {n_vocabulary}) (the number of classes), got "
             f"{blank_symbol}")
     check_reduce(reduce, ("mean", "no"), "connectionist_temporal_classification")
-    if x[0].ndim != 2:
-        raise type_check.InvalidType("x[0].ndim == 2", f"{x[0].ndim} != 2")
     frames = stack(list(x))
     labels = variable.as_array(t)
     xp = backend.get_array_module(labels)
@@ -104,7 +118,8 @@ def connectionist_temporal_classification(
         label_length = xp.full(len(labels), labels.shape[1], dtype=numpy.int32)
     input_length = variable.as_array(input_length)
     label_length = variable.as_array(label_length)
-    _check_inputs(frames, labels, input_length, label_length)
+    type_check._check_types_forward(
+        _InputTypes(), (input_length, label_length, labels, frames.array))
 
     # The extended path interleaves blanks: blank, t0, blank, t1, ..., blank.
     path = xp.full((n_batch, 2 * labels.shape[1] + 1), blank_symbol, dtype=numpy.int32)
@@ -120,15 +135,28 @@ def connectionist_temporal_classification(
     emitted = reshape(embed_id(offsets + path[None], log_probs),
                       (n_frame, n_batch, n_position))
 
+    log_zero = _log_zero(dtype)
     position = xp.arange(n_position)
-    impossible_start = xp.where(position < 2, 0, _LOG_ZERO).astype(dtype)
     # A skip from s-2 is allowed only onto a label that differs from the one two back.
     can_skip = (position >= 2) & (path != xp.roll(path, 2, axis=1))
-    skip_penalty = xp.where(can_skip, 0, _LOG_ZERO).astype(dtype)
-    pad_one = xp.full((n_batch, 1), _LOG_ZERO, dtype=dtype)
-    pad_two = xp.full((n_batch, min(2, n_position)), _LOG_ZERO, dtype=dtype)
+    # NOTE [CTC labels that cannot fit]: each label takes a frame, and a repeated label one
+    # more for the blank between, so a sequence with fewer frames has no alignment: its loss
+    # is +inf and has no gradient. Like Chainer we return -log_zero for it; as its gradient we
+    # take that of -log_zero plus the loss of aligning the frames to a suffix of the labels
+    # (any start, the usual end): a proper posterior, finite in every dtype. Chainer's
+    # gradient there comes from rounding -1e10 + log p (in float32, every impossible state
+    # counts alike) and its per-frame sum is not 0, so it is the gradient of no function of
+    # the softmax; we do not follow it.
+    repeats = ((labels[:, 1:] == labels[:, :-1])
+               & (xp.arange(labels.shape[1] - 1) < label_length[:, None] - 1)).sum(axis=1)
+    cannot_fit = input_length < label_length + repeats
+    free_start = (position < 2) | cannot_fit[:, None]
+    start_penalty = xp.where(free_start, 0, log_zero).astype(dtype)
+    skip_penalty = xp.where(can_skip, 0, log_zero).astype(dtype)
+    pad_one = xp.full((n_batch, 1), log_zero, dtype=dtype)
+    pad_two = xp.full((n_batch, min(2, n_position)), log_zero, dtype=dtype)
 
-    alpha = emitted[0] + xp.broadcast_to(impossible_start, (n_batch, n_position))
+    alpha = emitted[0] + start_penalty
     for frame in range(1, n_frame):
         stay = alpha
         step = concat([pad_one, alpha[:, :-1]], axis=1)
@@ -140,8 +168,9 @@ def connectionist_temporal_classification(
     # Valid alignments end on the last label or the final blank.
     last = select_item(alpha, path_length - 1)
     before_last = select_item(alpha, xp.maximum(path_length - 2, 0))
-    before_last = before_last + xp.where(path_length > 1, 0, _LOG_ZERO).astype(dtype)
-    loss = -logsumexp(stack([last, before_last], axis=1), axis=1)
+    before_last = before_last + xp.where(path_length > 1, 0, log_zero).astype(dtype)
+    loss = (-logsumexp(stack([last, before_last], axis=1), axis=1)
+            + xp.where(cannot_fit, -log_zero, 0).astype(dtype))
     if reduce == "mean":
         return average(loss)
     return loss

@@ -1,5 +1,5 @@
 """connectionist_temporal_classification against brute-force enumeration of every alignment,
-gradients in float64, lengths, errors."""
+gradients in float64, lengths, labels too long for their frames, float16, errors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import itertools
 import numpy
 import pytest
 
-from chainer_compat import gradient_check
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.ctc import connectionist_temporal_classification as ctc
 from chainer_compat.utils import type_check
 
@@ -21,17 +21,19 @@ def _collapse(alignment):
     return tuple(symbol for symbol in merged if symbol != BLANK)
 
 
-def _brute_force(frames, labels, input_length, label_length):
-    """-log of the summed probability of every alignment that collapses to the labels."""
+def _brute_force(frames, labels, input_length, label_length, suffixes=False):
+    """-log of the summed probability of every alignment that collapses to the labels (with
+    ``suffixes``, to any suffix of them, the empty one included)."""
     n_frame, n_batch, n_vocabulary = frames.shape
     shifted = frames - frames.max(axis=2, keepdims=True)
     probs = numpy.exp(shifted) / numpy.exp(shifted).sum(axis=2, keepdims=True)
     losses = []
     for b in range(n_batch):
         target = tuple(int(v) for v in labels[b, :label_length[b]])
+        targets = {target[k:] for k in range(len(target) + 1)} if suffixes else {target}
         total = 0.0
         for alignment in itertools.product(range(n_vocabulary), repeat=int(input_length[b])):
-            if _collapse(alignment) == target:
+            if _collapse(alignment) in targets:
                 total += numpy.prod([probs[i, b, s] for i, s in enumerate(alignment)])
         losses.append(-numpy.log(total))
     return numpy.array(losses)
@@ -91,6 +93,73 @@ def test_gradients_match_numerical_ones():
     gradient_check.check_double_backward(
         loss, inputs, rng.normal(size=3), tuple(rng.normal(size=f.shape) for f in inputs),
         dtype=numpy.float64, atol=1e-3, rtol=1e-3)
+
+
+def _numerical_gradient(function, frames, step=1e-6):
+    gradient = numpy.zeros_like(frames)
+    for index in numpy.ndindex(frames.shape):
+        shifted = frames.copy()
+        shifted[index] += step
+        ahead = function(shifted)
+        shifted[index] -= 2 * step
+        gradient[index] = (ahead - function(shifted)) / (2 * step)
+    return gradient
+
+
+# Row 0 needs 3 frames for [1, 2, 1] and has 2; row 1 needs 4 for [2, 2, 1] (a blank between
+# the 2s) and has 3; row 2 fits.
+CANNOT_FIT = (numpy.array([[1, 2, 1], [2, 2, 1], [2, 1, 0]], numpy.int32),
+              numpy.array([2, 3, 4], numpy.int32), numpy.array([3, 3, 2], numpy.int32))
+
+
+def test_labels_that_cannot_fit_get_the_log_zero_loss_and_the_suffix_gradient():
+    labels, input_length, label_length = CANNOT_FIT
+    frames = numpy.random.RandomState(6).normal(size=(4, 3, 3))
+    xs = [Variable(frame) for frame in frames]
+    loss = ctc(xs, labels, BLANK, input_length, label_length, reduce="no")
+    suffix = _brute_force(frames, labels, input_length, label_length, suffixes=True)
+    numpy.testing.assert_allclose(loss.array[:2] - 1e10, suffix[:2], atol=1e-4)
+    fits = _brute_force(frames[:, 2:], labels[2:], input_length[2:], label_length[2:])
+    numpy.testing.assert_allclose(loss.array[2], fits[0], rtol=1e-10)
+    loss.grad = numpy.ones(3)
+    loss.backward()
+    gradient = numpy.stack([x.grad for x in xs])
+    for row in range(2):
+        def row_loss(shifted, row=row):
+            return _brute_force(shifted, labels, input_length, label_length, suffixes=True)[row]
+        expected = _numerical_gradient(row_loss, frames)[:, row]
+        numpy.testing.assert_allclose(gradient[:, row], expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype, loss_value, tolerance",
+                         [(numpy.float16, 1e4, 2e-2), (numpy.float32, 1e10, 1e-4)])
+def test_labels_that_cannot_fit_keep_a_proper_gradient_in_low_precision(dtype, loss_value,
+                                                                         tolerance):
+    labels, input_length, label_length = CANNOT_FIT
+    frames = numpy.random.RandomState(6).normal(size=(4, 3, 3))
+
+    def gradient_of(array_dtype):
+        xs = [Variable(frame.astype(array_dtype)) for frame in frames]
+        loss = ctc(xs, labels, BLANK, input_length, label_length, reduce="no")
+        loss.grad = numpy.ones(3, array_dtype)
+        loss.backward()
+        return loss.array, numpy.stack([x.grad for x in xs]).astype(numpy.float64)
+
+    loss, gradient = gradient_of(dtype)
+    assert loss.dtype == dtype
+    numpy.testing.assert_allclose(loss[:2], loss_value, rtol=1e-6)
+    # Every frame's gradient sums to 0 over the classes, as for any function of the softmax.
+    numpy.testing.assert_allclose(gradient.sum(axis=2), 0, atol=tolerance)
+    numpy.testing.assert_allclose(gradient, gradient_of(numpy.float64)[1], atol=tolerance)
+
+
+def test_float16_follows_float64():
+    frames, labels = _problem(seed=7)
+    expected = ctc(list(frames), labels, BLANK, reduce="no").array
+    with numpy.errstate(over="raise"):
+        loss = ctc(list(frames.astype(numpy.float16)), labels, BLANK, reduce="no")
+    assert loss.dtype == numpy.float16
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-2)
 
 
 def test_errors():

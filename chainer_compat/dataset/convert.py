@@ -206,7 +206,8 @@ specifiers. Call it as ``concat_examples(batch, device=None, padding=None)``."""
 
 
 class ConcatWithAsyncTransfer:
-    """A converter like :data:`concat_examples` that is bound to the device of its first call.
+    """A converter like :data:`concat_examples` bound to one device: the one its first batch of
+    tuple or dict examples is sent to.
 
     Args:
         stream: A ``cupy.cuda.Stream`` for the transfers, or None.
@@ -215,36 +216,41 @@ class ConcatWithAsyncTransfer:
     Compat:
         Chainer overlaps the host-to-GPU copy with computation through pinned memory and
         double buffering; this version copies synchronously (on ``stream`` when given), so the
-        results are the same but the copy is not overlapped.
+        results are the same but the copy is not overlapped. Devices are compared by value,
+        where Chainer's ``is`` refuses a NumPy integer after an equal ``int``.
     """
 
     def __init__(self, stream: Any = None, compute_stream: Any = None) -> None:
         self._stream = stream
         self.compute_stream = compute_stream
         self._device: Any = None
-        self._called = False
+        self._bound = False
 
     def __call__(self, batch: Sequence[Any], device: Any = None, padding: Any = None) -> Any:
         """Concatenates ``batch`` like :data:`concat_examples` and sends it to ``device``.
 
         Args:
             batch: The examples.
-            device: A legacy integer device ID (negative for the CPU) or None; it must be the
-                same at every call.
+            device: A legacy integer device ID (negative for the CPU) or None; once a batch of
+                tuple or dict examples has been converted, it must stay the same.
             padding: As for :data:`concat_examples`.
 
         Raises:
-            ValueError: If ``batch`` is empty or ``device`` differs from the first call's.
+            ValueError: If ``batch`` is empty or ``device`` differs from the bound one.
         """
         if not batch:
             raise ValueError("batch is empty")
-        if not self._called:
+        if not self._bound:
             self._device = device
-            self._called = True
         if device != self._device:
             raise ValueError(
-                f"device is different: it must be the one of the first call, "
-                f"{self._device!r}, got {device!r}. Use one ConcatWithAsyncTransfer per device.")
+                f"device is different: it must be the one of the first call with tuple or dict "
+                f"examples, {self._device!r}, got {device!r}. Use one ConcatWithAsyncTransfer "
+                "per device.")
+        # compat: Chainer binds the device when it sets up its per-component transfer queues,
+        # which only tuple and dict examples use; batches of plain arrays leave it unbound.
+        if isinstance(batch[0], (tuple, dict)):
+            self._bound = True
         if self._stream is None:
             return concat_examples(batch, device, padding)
         with self._stream:  # a cupy Stream makes itself current inside the block

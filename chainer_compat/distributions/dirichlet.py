@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
@@ -76,12 +78,18 @@ class Dirichlet(distribution.Distribution):
         return "[0, 1]"
 
     def sample_n(self, n: int) -> variable.Variable:
-        """Draws probability vectors by normalizing gamma draws (not differentiable)."""
+        """Draws float32 probability vectors by normalizing gamma draws (not differentiable).
+
+        Compat: the draws are float32 whatever the dtype of ``alpha``, as in Chainer, so
+        ``log_prob`` of a float16 or float64 distribution refuses its own samples until they
+        are cast to ``alpha.dtype``.
+        """
         xp = dutils._array_module(self.alpha)
         shape = (n,) + self.alpha.shape
         draws = xp.random.gamma(self.alpha.array, size=shape)
+        # compat: Chainer hard-codes float32 samples.
         return variable.Variable(
-            (draws / draws.sum(axis=-1, keepdims=True)).astype(self.alpha.dtype))
+            (draws / draws.sum(axis=-1, keepdims=True)).astype(numpy.float32))
 
 
 @distribution.register_kl(Dirichlet, Dirichlet)

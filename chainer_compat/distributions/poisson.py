@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, distribution, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
@@ -42,10 +44,15 @@ class Poisson(_scalar.RateDistribution):
         return "non negative integer"
 
     def sample_n(self, n: int) -> variable.Variable:
-        """Draws counts as floats in the dtype of ``lam`` (not differentiable)."""
+        """Draws counts as float32 values (not differentiable).
+
+        Compat: the draws are float32 whatever the dtype of ``lam``, as in Chainer;
+        ``log_prob`` casts counts to ``lam.dtype``, so it takes them all the same.
+        """
         xp = dutils._array_module(self.lam)
+        # compat: Chainer hard-codes float32 samples.
         return variable.Variable(dutils._draw(
-            xp, "poisson", self.lam.dtype, self.lam.array, size=(n,) + self.batch_shape))
+            xp, "poisson", numpy.float32, self.lam.array, size=(n,) + self.batch_shape))
 
 
 @distribution.register_kl(Poisson, Poisson)

@@ -5,28 +5,11 @@ Layer 5: imports variable, utils.type_check and the array and math functions.
 
 from __future__ import annotations
 
-from typing import Any
-
 from chainer_compat import variable
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.math.average import average
 from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.functions.math.sum import sum as sum_all
-from chainer_compat.utils import type_check
-
-
-def check_matrix(value: Any, name: str) -> variable.Variable:
-    """Returns ``value`` as a Variable after checking it is a 2-d float array.
-
-    Raises:
-        chainer_compat.utils.type_check.InvalidType: If it is not.
-    """
-    value = variable.as_variable(value)
-    if value.dtype.kind != "f":
-        raise type_check.InvalidType(f"{name}.dtype.kind == f", f"{value.dtype.kind} != f")
-    if value.ndim != 2:
-        raise type_check.InvalidType(f"{name}.ndim == 2", f"{value.ndim} != 2")
-    return value
 
 
 def centered(x: variable.Variable) -> variable.Variable:

@@ -8,13 +8,28 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
-from chainer_compat.functions.loss._covariance import (
-    batch_covariance,
-    check_matrix,
-    half_squared_sum,
-)
+from chainer_compat.functions.loss._covariance import batch_covariance, half_squared_sum
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
+
+
+class _InputTypes:
+    """The type checks of :func:`cross_covariance`, run under the label of Chainer's
+    ``CrossCovariance`` so that a failure reads as Chainer's does."""
+
+    label = "CrossCovariance"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("y", "z"))
+        y_type, z_type = in_types
+        type_check.expect(
+            y_type.dtype.kind == "f",
+            y_type.dtype == z_type.dtype,
+            y_type.ndim == 2,
+            z_type.ndim == 2,
+        )
+        # A second call: a light check reads shape[0] at once, so the ndims must hold first.
+        type_check.expect(y_type.shape[0] == z_type.shape[0])
 
 
 def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> variable.Variable:
@@ -35,14 +50,12 @@ def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> variab
     Raises:
         ValueError: On an invalid ``reduce``.
         chainer_compat.utils.type_check.InvalidType: If ``y`` or ``z`` is not a 2-d float
-            array, or their batch sizes differ.
+            array, their dtypes differ, or their batch sizes differ.
     """
     check_reduce(reduce, ("half_squared_sum", "no"), "cross_covariance")
-    y = check_matrix(y, "y")
-    z = check_matrix(z, "z")
-    if y.shape[0] != z.shape[0]:
-        raise type_check.InvalidType("y.shape[0] == z.shape[0]",
-                                     f"{y.shape[0]} != {z.shape[0]}")
+    y = variable.as_variable(y)
+    z = variable.as_variable(z)
+    type_check._check_types_forward(_InputTypes(), (y.array, z.array))
     covariance = batch_covariance(y, z)
     if reduce == "half_squared_sum":
         return half_squared_sum(covariance)

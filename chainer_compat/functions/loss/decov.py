@@ -8,12 +8,21 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, variable
-from chainer_compat.functions.loss._covariance import (
-    batch_covariance,
-    check_matrix,
-    half_squared_sum,
-)
+from chainer_compat.functions.loss._covariance import batch_covariance, half_squared_sum
 from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.utils import type_check
+
+
+class _InputTypes:
+    """The type check of :func:`decov`, run under the label of Chainer's ``DeCov`` so that a
+    failure reads as Chainer's does."""
+
+    label = "DeCov"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("h",))
+        h_type, = in_types
+        type_check.expect(h_type.dtype.kind == "f", h_type.ndim == 2)
 
 
 def decov(h: Any, reduce: str = "half_squared_sum") -> variable.Variable:
@@ -35,7 +44,8 @@ def decov(h: Any, reduce: str = "half_squared_sum") -> variable.Variable:
         chainer_compat.utils.type_check.InvalidType: If ``h`` is not a 2-d float array.
     """
     check_reduce(reduce, ("half_squared_sum", "no"), "decov")
-    h = check_matrix(h, "h")
+    h = variable.as_variable(h)
+    type_check._check_types_forward(_InputTypes(), (h.array,))
     covariance = batch_covariance(h, h)
     xp = backend.get_array_module(h.array)
     off_diagonal = 1 - xp.eye(h.shape[1], dtype=h.dtype)

@@ -22,20 +22,27 @@ from chainer_compat.utils import argument, type_check
 _IGNORE_LABEL = -1
 
 
-def _check_inputs(x: variable.Variable, t: Any, W: variable.Variable) -> None:  # noqa: N803
-    checks = [
-        ("x.dtype.kind == f", x.dtype.kind == "f", f"{x.dtype.kind} != f"),
-        ("x.ndim == 2", x.ndim == 2, f"{x.ndim} != 2"),
-        ("t.dtype == int32", t.dtype == numpy.int32, f"{t.dtype} != int32"),
-        ("t.ndim == 1", t.ndim == 1, f"{t.ndim} != 1"),
-        ("x.shape[0] == t.shape[0]", x.ndim == 0 or t.ndim == 0 or x.shape[0] == t.shape[0],
-         f"{x.shape[:1]} != {t.shape[:1]}"),
-        ("W.dtype == x.dtype", W.dtype == x.dtype, f"{W.dtype} != {x.dtype}"),
-        ("W.ndim == 2", W.ndim == 2, f"{W.ndim} != 2"),
-    ]
-    for expect, holds, actual in checks:
-        if not holds:
-            raise type_check.InvalidType(expect, actual)
+class _InputTypes:
+    """The type checks of :func:`negative_sampling`, run under the label of Chainer's
+    ``NegativeSamplingFunction`` so that a failure reads as Chainer's does."""
+
+    label = "NegativeSamplingFunction"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("x", "t", "W"))
+        x_type, t_type, w_type = in_types
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.ndim == 2,
+            t_type.dtype == numpy.int32,
+            t_type.ndim == 1,
+        )
+        # A second call: a light check reads shape[0] at once, so the ndims must hold first.
+        type_check.expect(
+            x_type.shape[0] == t_type.shape[0],
+            w_type.dtype == x_type.dtype,
+            w_type.ndim == 2,
+        )
 
 
 def negative_sampling(x: Any, t: Any, W: Any, sampler: Any, sample_size: int,  # noqa: N803
@@ -72,7 +79,7 @@ def negative_sampling(x: Any, t: Any, W: Any, sampler: Any, sample_size: int,  #
     x = variable.as_variable(x)
     W = variable.as_variable(W)  # noqa: N806
     labels = variable.as_array(t)
-    _check_inputs(x, labels, W)
+    type_check._check_types_forward(_InputTypes(), (x.array, labels, W.array))
     xp = backend.get_array_module(labels)
 
     samples = xp.array(sampler((len(labels), sample_size + 1)), dtype=numpy.int32, copy=True)

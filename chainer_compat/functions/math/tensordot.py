@@ -83,8 +83,10 @@ class TensorDot(FunctionNode):
         """Fills in ``a_axes``, ``b_axes`` and ``c_axes`` from ``axes`` and the inputs."""
         if self.a_axes is None or self.b_axes is None:
             if is_int(self.axes):
-                count = int(self.axes)
-                if count < 0 or count > a.ndim or count > b.ndim:
+                # compat: a negative count contracts no axes (an outer product), as in
+                # Chainer, which hands it to NumPy's tensordot.
+                count = max(int(self.axes), 0)
+                if count > a.ndim or count > b.ndim:
                     raise ValueError(
                         f"tensordot axes must be at most the ndim of both inputs, got {count} "
                         f"for inputs of shapes {a.shape} and {b.shape}")
@@ -158,8 +160,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> variable.Variable:
         a: First operand (float Variable or array).
         b: Second operand (float Variable or array).
         axes: An int ``n`` (contract the last ``n`` axes of ``a`` with the first ``n`` of
-            ``b``), or a pair ``(a_axes, b_axes)`` of ints or sequences of ints, paired in
-            order.
+            ``b``; none when ``n <= 0``), or a pair ``(a_axes, b_axes)`` of ints or sequences
+            of ints, paired in order.
 
     Returns:
         The output Variable: ``a``'s free axes, then ``b``'s.

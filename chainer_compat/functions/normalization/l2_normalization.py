@@ -54,16 +54,23 @@ class NormalizeL2(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.where import where
         from chainer_compat.functions.math.sum import sum as _sum
 
         x, = self.get_retained_inputs()
         gy, = grad_outputs
         norm_no_eps = _sum(x * x, axis=self.axis, keepdims=True) ** 0.5
         norm = norm_no_eps + self.eps
-        # A zero slice has x == 0 there, so its second term vanishes; avoid 0 / 0 for it.
-        safe_norm = norm_no_eps + utils.force_array(norm_no_eps.array == 0).astype(x.dtype)
-        projection = _sum(x * gy, axis=self.axis, keepdims=True) / (safe_norm * norm * norm)
-        return gy / norm - x * projection,
+        # A zero slice has x == 0 there, so its second term vanishes. Dividing it by 1
+        # avoids 0 / 0, and ``where`` keeps the slice's (nan) double-backward out of gy.
+        zero = norm_no_eps.array == 0
+        safe_norm = norm_no_eps + utils.force_array(zero).astype(x.dtype)
+        projection = where(~zero, _sum(x * gy, axis=self.axis, keepdims=True) / safe_norm,
+                           backend.get_array_module(zero).zeros((), x.dtype))
+        # One division by norm ** 2 at the end, as Chainer orders it: in float16 a tiny norm
+        # squares to 0 and a zero slice's gradient overflows to inf, where dividing the
+        # projection separately would give 0 / 0 = nan.
+        return (gy * norm - x * projection) / (norm * norm),
 
 
 def normalize(x: Any, eps: float = 1e-5, axis: Any = 1) -> variable.Variable:

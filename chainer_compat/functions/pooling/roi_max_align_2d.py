@@ -57,8 +57,14 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
         col = xp.arange(out_w).reshape(1, 1, 1, out_w)
         # The four taps of each output's best sample: (R, C, OH, OW, 4).
         best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best])
-        self._table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
-                                             x.shape)
+        table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
+                                       x.shape)
+        # Taps of weight 0 (all four of an empty bin's) pass no gradient at all, as in
+        # Chainer: kept, they would turn an infinite output gradient into 0 * inf = nan.
+        kept = table.weight != 0
+        self._table = _roi.SampleTable(table.batch[kept], table.position[kept],
+                                       table.target[kept], table.weight[kept],
+                                       table.channel[kept], table.in_shape, table.out_shape)
         return y,
 
 

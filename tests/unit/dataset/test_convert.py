@@ -104,10 +104,13 @@ def test_concat_with_async_transfer_on_the_cpu_equals_concat_examples():
     numpy.testing.assert_array_equal(padded, [[0, 7], [0, 1]])
 
 
-def test_concat_with_async_transfer_keeps_the_first_device():
+def test_concat_with_async_transfer_keeps_the_device_of_its_first_tuple_batch():
     transfer = convert.ConcatWithAsyncTransfer()
-    transfer([numpy.zeros(1)], -1)
-    with pytest.raises(ValueError, match="device is different: .* first call, -1"):
+    transfer([(numpy.zeros(1),)], -1)
+    with pytest.raises(ValueError, match="device is different: .* tuple or dict examples, -1"):
+        transfer([(numpy.zeros(1),)], None)
+    # Even a batch of plain arrays must now use the bound device.
+    with pytest.raises(ValueError, match="device is different"):
         transfer([numpy.zeros(1)], None)
     with pytest.raises(ValueError, match="batch is empty"):
         transfer([], -1)

@@ -24,6 +24,7 @@ from chainer_compat import (
     link,
     link_hooks,
     links,
+    memory_layouts,
     optimizer,
     optimizer_hooks,
     optimizers,
@@ -32,6 +33,7 @@ from chainer_compat import (
     serializer,
     serializers,
     training,
+    types,
     warnings,
 )
 from chainer_compat._alias import install_as_chainer

@@ -12,14 +12,20 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.utils import argument as argument  # chainer.utils.argument after import
+from chainer_compat.utils import array as array
+from chainer_compat.utils import cache as cache
 from chainer_compat.utils import conv as conv  # chainer.utils.conv after import
 from chainer_compat.utils import conv_nd as conv_nd
+from chainer_compat.utils import error as error
+from chainer_compat.utils import imgproc as imgproc
 from chainer_compat.utils import meta as meta
+from chainer_compat.utils import precision as precision
 from chainer_compat.utils import sparse as sparse
 from chainer_compat.utils import walker_alias as walker_alias
 from chainer_compat.utils._tempdir import tempdir as tempdir
 from chainer_compat.utils.conv import get_conv_outsize as get_conv_outsize
 from chainer_compat.utils.conv import get_deconv_outsize as get_deconv_outsize
+from chainer_compat.utils.error import _format_array_props as _format_array_props
 from chainer_compat.utils.experimental import experimental as experimental
 from chainer_compat.utils.meta import enable_final as enable_final
 from chainer_compat.utils.meta import final as final

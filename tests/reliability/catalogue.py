@@ -107,7 +107,12 @@ def message_of(error: BaseException | Warning) -> str:
     # KeyError's str() is the repr of its argument; users read the argument.
     if isinstance(error, KeyError) and error.args:
         return str(error.args[0])
-    return str(error)
+    # Python 3.13 adds its own suggestion to a TypeError for an unknown keyword; the catalogue
+    # shows the message the package controls, the same on every supported Python.
+    return _PYTHON_SUGGESTION.sub("", str(error))
+
+
+_PYTHON_SUGGESTION = re.compile(r"\. Did you mean '[^']*'\?$")
 
 
 def provoke(case: Case, scene: Scene) -> BaseException | Warning | None:

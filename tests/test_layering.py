@@ -22,7 +22,7 @@ LAYERS = {
     "gradient_check": 8, "testing": 8, "link": 8, "sequential": 8, "links": 8,
     "optimizer": 8, "optimizers": 8, "optimizer_hooks": 8, "reporter": 8,
     "dataset": 8, "datasets": 8, "iterators": 8, "training": 8, "distribution": 8,
-    "distributions": 8,
+    "distributions": 8, "exporters": 8,
     "serializer": 8, "serializers": 8, "function_hooks": 8, "link_hooks": 8,
     "computational_graph": 8, "_porting": 8,
     "porting": 8, "chainerx": 8, "_surface": 8,

@@ -1,9 +1,11 @@
-"""Our side of the ImageNet vision models: the errors for a missing pretrained npz and for
-Caffe conversion, argument checks, the lazy Pillow import, the shared helpers, and CuPy."""
+"""Our side of the ImageNet vision models: the errors for missing pretrained files and for
+caffemodels of another network, argument checks, the lazy Pillow import, the shared helpers,
+and CuPy."""
 
 from __future__ import annotations
 
 import collections
+import hashlib
 import importlib.util
 import os
 import sys
@@ -13,6 +15,7 @@ import pytest
 
 import chainer_compat as chainer
 from chainer_compat import dataset
+from chainer_compat.links.caffe.protobuf3 import caffe_pb2
 from chainer_compat.links.model.vision import _imagenet, googlenet, resnet, vgg
 
 SIX_MODELS = [vgg.VGG16Layers, vgg.VGG19Layers, resnet.ResNet50Layers, resnet.ResNet101Layers,
@@ -21,6 +24,13 @@ NPZ_NAMES = {
     "VGG16Layers": "VGG_ILSVRC_16_layers.npz", "VGG19Layers": "VGG_ILSVRC_19_layers.npz",
     "ResNet50Layers": "ResNet-50-model.npz", "ResNet101Layers": "ResNet-101-model.npz",
     "ResNet152Layers": "ResNet-152-model.npz", "GoogLeNet": "bvlc_googlenet.npz",
+}
+CAFFEMODEL_URLS = {
+    "VGG16Layers": "https://www.robots.ox.ac.uk/%7Evgg/software/very_deep/caffe/"
+                   "VGG_ILSVRC_16_layers.caffemodel",
+    "VGG19Layers": "http://www.robots.ox.ac.uk/%7Evgg/software/very_deep/caffe/"
+                   "VGG_ILSVRC_19_layers.caffemodel",
+    "GoogLeNet": "http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel",
 }
 
 
@@ -32,16 +42,33 @@ def dataset_root(tmp_path):
     dataset.set_dataset_root(previous)
 
 
+def caffemodel_location(model_class, root):
+    """Where Chainer would look for (or download) the caffemodel of ``model_class``."""
+    if model_class.__name__.startswith("ResNet"):
+        depth = model_class.__name__[6:-6]
+        return os.path.join(root, "pfnet", "chainer", "models", f"ResNet-{depth}-model.caffemodel")
+    digest = hashlib.md5(CAFFEMODEL_URLS[model_class.__name__].encode("utf-8")).hexdigest()
+    return os.path.join(root, "_dl_cache", digest)
+
+
 @pytest.mark.parametrize("model_class", SIX_MODELS, ids=lambda cls: cls.__name__)
-def test_auto_without_converted_npz_says_which_file_to_put_where(model_class, dataset_root):
+def test_auto_without_npz_or_caffemodel_names_both_files_and_how_to_get_them(model_class,
+                                                                              dataset_root):
     with pytest.raises(FileNotFoundError) as info:
         model_class()
     message = str(info.value)
     directory = os.path.join(str(dataset_root), "pfnet", "chainer", "models")
+    assert message.startswith("pretrained_model=")
+    assert "must find the converted model file " in message
     assert os.path.join(directory, NPZ_NAMES[model_class.__name__]) in message
-    assert message.startswith("pretrained_model='auto' must find the converted model file")
-    for hint in ("Chainer 7.8.1", "CHAINER_DATASET_ROOT", "convert_caffemodel_to_npz",
-                 f"chainer.links.{model_class.__name__}()"):
+    assert caffemodel_location(model_class, str(dataset_root)) in message
+    source = CAFFEMODEL_URLS.get(model_class.__name__,
+                                 "https://github.com/KaimingHe/deep-residual-networks")
+    converter = f"{model_class.__name__}.convert_caffemodel_to_npz(caffemodel, npz)"
+    if model_class.__name__.startswith("ResNet"):
+        depth = model_class.__name__[6:-6]
+        converter = f"ResNetLayers.convert_caffemodel_to_npz(caffemodel, npz, n_layers={depth})"
+    for hint in (source, "CHAINER_DATASET_ROOT", converter, "does not download"):
         assert hint in message
     # compat: Chainer creates the model directory while looking for the file.
     assert os.path.isdir(directory)
@@ -54,13 +81,85 @@ def test_resnet_with_a_named_caffemodel_reports_it_and_the_depths_npz(dataset_ro
                         "my-weights.caffemodel") in str(info.value)
 
 
-@pytest.mark.parametrize("model_class", [vgg.VGG16Layers, resnet.ResNetLayers,
-                                         googlenet.GoogLeNet], ids=lambda cls: cls.__name__)
-def test_converting_a_caffemodel_is_left_to_chainer(model_class, tmp_path):
-    with pytest.raises(NotImplementedError, match="must run under Chainer 7.8.1"):
-        model_class.convert_caffemodel_to_npz(str(tmp_path / "a.caffemodel"),
-                                              str(tmp_path / "a.npz"))
-    assert not (tmp_path / "a.npz").exists()
+def test_resnet_takes_an_absolute_caffemodel_path_as_it_is(dataset_root, tmp_path):
+    caffemodel = str(tmp_path / "elsewhere" / "weights.caffemodel")
+    with pytest.raises(FileNotFoundError) as info:
+        resnet.ResNet50Layers(pretrained_model=caffemodel)
+    assert f"the caffemodel {caffemodel} to convert" in str(info.value)
+
+
+def write_caffemodel(path, layers):
+    """Writes a caffemodel of ``(type, name, blobs)`` layers, in the current format."""
+    net = caffe_pb2.NetParameter()
+    for type_, name, blobs in layers:
+        layer = net.layer.add()
+        layer.type, layer.name = type_, name
+        layer.bottom.append("data")
+        layer.top.append(name)
+        for array in blobs:
+            blob = layer.blobs.add()
+            blob.shape.dim.extend(array.shape)
+            blob.data.extend(array.ravel().tolist())
+        if type_ == "Convolution":
+            layer.convolution_param.num_output = blobs[0].shape[0]
+            layer.convolution_param.kernel_size.append(blobs[0].shape[2])
+    path.write_bytes(net.SerializeToString())
+    return str(path)
+
+
+def test_a_caffemodel_lacking_a_layer_is_refused_naming_the_layer(tmp_path):
+    pytest.importorskip("google.protobuf")
+    weight = numpy.ones((64, 3, 7, 7), numpy.float32)
+    path = write_caffemodel(tmp_path / "partial.caffemodel", [
+        ("Convolution", "conv1/7x7_s2", [weight, numpy.zeros(64, numpy.float32)])])
+    with pytest.raises(AttributeError, match=r"must have a layer with parameters named "
+                       r"'conv2/3x3_reduce', got none: it must be BVLC's GoogLeNet"):
+        googlenet.GoogLeNet.convert_caffemodel_to_npz(path, str(tmp_path / "out.npz"))
+    assert not (tmp_path / "out.npz").exists()
+
+
+def test_a_caffemodel_of_other_shapes_is_refused_naming_the_parameter(tmp_path):
+    pytest.importorskip("google.protobuf")
+    weight = numpy.ones((32, 3, 7, 7), numpy.float32)
+    path = write_caffemodel(tmp_path / "narrow.caffemodel", [
+        ("Convolution", "conv1/7x7_s2", [weight, numpy.zeros(32, numpy.float32)])])
+    with pytest.raises(ValueError, match=r"parameter conv1/7x7_s2/W must have shape "
+                       r"\(64, 3, 7, 7\), got \(32, 3, 7, 7\)"):
+        googlenet.GoogLeNet.convert_caffemodel_to_npz(path, str(tmp_path / "out.npz"))
+
+
+def test_a_failed_conversion_leaves_no_npz_behind(dataset_root):
+    message = pytest.importorskip("google.protobuf.message")
+    cached = caffemodel_location(googlenet.GoogLeNet, str(dataset_root))
+    os.makedirs(os.path.dirname(cached))
+    with open(cached, "wb") as corrupt:
+        corrupt.write(b"\xff\xff\xff")
+    with pytest.raises(message.DecodeError):
+        googlenet.GoogLeNet()
+    models = dataset_root / "pfnet" / "chainer" / "models"
+    assert os.listdir(models) == []
+
+
+def test_resnet_conversion_checks_the_depth_before_reading_the_file(tmp_path):
+    with pytest.raises(ValueError, match="n_layers must be 50, 101 or 152, got 34"):
+        resnet.ResNetLayers.convert_caffemodel_to_npz(str(tmp_path / "absent.caffemodel"),
+                                                      str(tmp_path / "out.npz"), n_layers=34)
+
+
+def test_resnet_conversion_on_a_fixed_depth_class_builds_resnetlayers(tmp_path, monkeypatch):
+    # compat: Chainer raises TypeError here (ResNet50Layers takes no n_layers); we convert.
+    built = []
+
+    def transfer(self, model):
+        built.append((type(model), self.n_layers, len(model.res3._forward)))
+
+    monkeypatch.setattr(_imagenet, "read_caffemodel", lambda path: object())
+    monkeypatch.setattr(resnet._Transfer, "into", transfer)
+    resnet.ResNet50Layers.convert_caffemodel_to_npz("unused.caffemodel",
+                                                    str(tmp_path / "out.npz"), n_layers=101)
+    assert built == [(resnet.ResNetLayers, 101, 4)]
+    with numpy.load(tmp_path / "out.npz") as saved:
+        assert "res4/b22/conv3/W" in saved.files
 
 
 def test_a_missing_npz_path_raises_filenotfounderror(tmp_path):

@@ -1,14 +1,19 @@
 """What the ImageNet vision models share: the layer-by-layer forward loop, ``extract`` and
-``predict``, Pillow-based image preparation, ten-crop oversampling and pretrained-npz lookup.
+``predict``, Pillow-based image preparation, ten-crop oversampling, and finding, converting
+and loading the pretrained weights.
 
-Layer 8: imports configuration, variable, functions, link, utils and dataset.download.
+Layer 8: imports configuration, variable, functions, link, serializers, utils and
+dataset.download; links.caffe only when a caffemodel is converted.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
+import hashlib
 import importlib.util
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -18,7 +23,8 @@ from chainer_compat import configuration, variable
 from chainer_compat.dataset import download
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.average import average
-from chainer_compat.link import Chain
+from chainer_compat.link import Chain, Link
+from chainer_compat.serializers import npz
 from chainer_compat.utils import argument
 
 LayerTable = collections.OrderedDict[str, list[Callable[[Any], Any]]]
@@ -31,8 +37,9 @@ _PREDICT_SIZE = (256, 256)
 _CROP_SIZE = (224, 224)
 
 __all__ = [
-    "ImageNetModel", "LayerTable", "MODEL_DIRECTORY", "caffe_unsupported", "find_converted_npz",
-    "module_getattr", "oversample", "pillow_available", "prepare_image",
+    "ImageNetModel", "LayerTable", "MODEL_DIRECTORY", "PretrainedFiles", "caffe_layer",
+    "cached_download_path", "copy_array", "find_pretrained", "load_pretrained", "module_getattr",
+    "oversample", "pillow_available", "prepare_image", "read_caffemodel",
 ]
 
 
@@ -121,39 +128,115 @@ def oversample(images: Any, crop_dims: Sequence[int]) -> numpy.ndarray:
     return crops
 
 
-def find_converted_npz(model_name: str, npz_name: str, source: str) -> str:
-    """Returns the path of the npz Chainer converted from a caffemodel, in its model directory.
+@dataclasses.dataclass(frozen=True)
+class PretrainedFiles:
+    """Where ``pretrained_model='auto'`` finds a model's weights.
 
-    The models look it up before allocating their layers, so a missing file fails fast.
+    Attributes:
+        npz_path: The npz Chainer converts the caffemodel to, in its model directory.
+        caffemodel_path: The caffemodel converted when the npz is missing.
+    """
+
+    npz_path: str
+    caffemodel_path: str
+
+
+def cached_download_path(url: str) -> str:
+    """Returns where ``chainer.dataset.cached_download`` keeps the file downloaded from ``url``.
+
+    It is ``<dataset root>/_dl_cache/<MD5 hex digest of the URL>``; nothing is downloaded.
+    """
+    # Same layout as download.cached_download, which Chainer's models fetch caffemodels with.
+    digest = hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()
+    return os.path.join(download.get_dataset_root(), "_dl_cache", digest)
+
+
+def find_pretrained(pretrained_model: str, npz_name: str, caffemodel_path: str,
+                    how_to_fetch: str, converter: str) -> PretrainedFiles:
+    """Finds the converted npz of a model, or else the caffemodel to convert it from.
+
+    The models call it before allocating their layers, so that missing files fail fast.
 
     Args:
-        model_name: The class asking, for the error message.
-        npz_name: The npz file name Chainer uses for this model, e.g. ``'bvlc_googlenet.npz'``.
-        source: Where the caffemodel comes from, for the error message.
+        pretrained_model: What the user passed (``'auto'`` or a caffemodel name).
+        npz_name: The npz file name Chainer uses, e.g. ``'bvlc_googlenet.npz'``.
+        caffemodel_path: Where Chainer looks for (or downloads) the caffemodel.
+        how_to_fetch: A sentence saying how to get the caffemodel to ``caffemodel_path``.
+        converter: The call that converts the caffemodel, for the error message.
+
+    Returns:
+        Both paths; at least one of the files exists.
 
     Raises:
-        FileNotFoundError: If the npz is not there: chainer_compat cannot read caffemodels,
-            so it neither downloads nor converts one. The message says where to put the file.
+        FileNotFoundError: If neither file exists. chainer_compat never downloads, so the
+            message says where to put either file.
     """
     directory = download.get_dataset_directory(MODEL_DIRECTORY)
-    path = os.path.join(directory, npz_name)
-    if not os.path.exists(path):
-        raise FileNotFoundError(
-            f"pretrained_model='auto' must find the converted model file {path}, got no such "
-            f"file. chainer_compat has no Caffe reader, so it does not download or convert "
-            f"the caffemodel ({source}). Convert it once with Chainer 7.8.1 (construct "
-            f"chainer.links.{model_name}() there, or call {model_name}.convert_caffemodel_to_npz"
-            f"), put the resulting {npz_name} in {directory} (set CHAINER_DATASET_ROOT to move "
-            f"that directory), or pass the npz path as pretrained_model.")
-    return path
+    files = PretrainedFiles(os.path.join(directory, npz_name), caffemodel_path)
+    if os.path.exists(files.npz_path) or os.path.exists(files.caffemodel_path):
+        return files
+    raise FileNotFoundError(
+        f"pretrained_model={pretrained_model!r} must find the converted model file "
+        f"{files.npz_path} or the caffemodel {files.caffemodel_path} to convert, got neither. "
+        f"chainer_compat does not download: {how_to_fetch} The npz is written on first use; "
+        f"{converter} makes it too. Set CHAINER_DATASET_ROOT to "
+        f"move {download.get_dataset_root()}, or pass an npz path as pretrained_model.")
 
 
-def caffe_unsupported(name: str) -> NotImplementedError:
-    """The error ``convert_caffemodel_to_npz`` raises: converting needs Chainer's Caffe reader."""
-    return NotImplementedError(
-        f"{name}.convert_caffemodel_to_npz must run under Chainer 7.8.1, got chainer_compat, "
-        "which has no Caffe reader. Convert the caffemodel with Chainer and load the npz by "
-        "passing its path as pretrained_model.")
+def load_pretrained(model: Link, files: PretrainedFiles,
+                    convert: Callable[[str, str], None]) -> None:
+    """Loads the converted npz into ``model``, converting the caffemodel first if it is missing.
+
+    Args:
+        model: The freshly built model.
+        files: What :func:`find_pretrained` returned.
+        convert: Writes the npz converted from a caffemodel: ``convert(caffemodel, npz)``.
+    """
+
+    def create(temporary_path: str) -> None:
+        # compat: Chainer's notice; reading a full-size caffemodel takes a while.
+        sys.stderr.write("Now loading caffemodel (usually it may take few minutes)\n")
+        sys.stderr.flush()
+        convert(files.caffemodel_path, temporary_path)
+        npz.load_npz(temporary_path, model)
+
+    download.cache_or_load_file(files.npz_path, create,
+                                lambda path: npz.load_npz(path, model))
+
+
+def read_caffemodel(path_caffemodel: str) -> Link:
+    """Reads a caffemodel with :class:`~chainer_compat.links.caffe.CaffeFunction`."""
+    # Imported on use: the Caffe reader is only needed to convert, and needs protobuf.
+    from chainer_compat.links.caffe.caffe_function import CaffeFunction
+    return CaffeFunction(path_caffemodel)
+
+
+def caffe_layer(caffemodel: Link, name: str, path_caffemodel: str, expected: str) -> Any:
+    """Returns the child link of a read caffemodel that holds Caffe layer ``name``.
+
+    Raises:
+        AttributeError: If there is no such layer (Chainer's type), saying which
+            caffemodel was expected.
+    """
+    layer = getattr(caffemodel, name, None)
+    if not isinstance(layer, Link):
+        raise AttributeError(
+            f"caffemodel {path_caffemodel} must have a layer with parameters named {name!r}, "
+            f"got none: it must be {expected}")
+    return layer
+
+
+def copy_array(destination: Any, source: Any, label: str) -> None:
+    """Copies ``source`` into ``destination`` in place; the shapes must be equal.
+
+    Raises:
+        ValueError: If the shapes differ (Chainer's type), naming ``label``.
+    """
+    if tuple(destination.shape) != tuple(source.shape):
+        raise ValueError(
+            f"{label} must have shape {tuple(destination.shape)}, got {tuple(source.shape)}: "
+            f"the caffemodel is not of this network")
+    destination[...] = source
 
 
 class ImageNetModel(Chain):

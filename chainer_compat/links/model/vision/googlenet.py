@@ -91,17 +91,19 @@ class GoogLeNet(_imagenet.ImageNetModel):
     ``inception_4d``.
 
     Args:
-        pretrained_model: ``'auto'`` loads ``bvlc_googlenet.npz``, the npz Chainer converted
-            from BVLC's caffemodel, from ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a
-            path loads that npz; None initializes the filters outside the inception modules
-            with ``LeCunUniform(scale=1.0)`` (the modules keep their default).
+        pretrained_model: ``'auto'`` loads ``bvlc_googlenet.npz``, the npz converted from
+            BVLC's caffemodel, from ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``,
+            converting the downloaded caffemodel first if needed; a path loads that npz;
+            None initializes the filters outside the inception modules with
+            ``LeCunUniform(scale=1.0)`` (the modules keep their default).
 
     Raises:
-        FileNotFoundError: If ``'auto'`` finds no converted npz.
+        FileNotFoundError: If ``'auto'`` finds neither the converted npz nor the caffemodel.
 
     Compat:
-        Chainer downloads and converts the caffemodel when the npz is missing; chainer_compat
-        has no Caffe reader and raises instead, saying where to put the npz.
+        When the npz is missing, Chainer downloads the caffemodel and converts it;
+        chainer_compat converts it only if it is already in Chainer's download cache
+        (``$CHAINER_DATASET_ROOT/_dl_cache``), and otherwise raises, saying where to put it.
 
     See: C. Szegedy et al., `Going Deeper with Convolutions
     <https://arxiv.org/abs/1409.4842>`_.
@@ -112,9 +114,14 @@ class GoogLeNet(_imagenet.ImageNetModel):
 
     def __init__(self, pretrained_model: str | None = "auto") -> None:
         super().__init__()
-        path = pretrained_model
+        files = None
         if pretrained_model == "auto":
-            path = _imagenet.find_converted_npz(type(self).__name__, _NPZ_NAME, _CAFFEMODEL_URL)
+            cache_path = _imagenet.cached_download_path(_CAFFEMODEL_URL)
+            files = _imagenet.find_pretrained(
+                pretrained_model, _NPZ_NAME, cache_path,
+                f"download {_CAFFEMODEL_URL} and save it as {cache_path} (Chainer's download "
+                f"cache names the file after the MD5 of the URL).",
+                "GoogLeNet.convert_caffemodel_to_npz(caffemodel, npz)")
         # The weights are overwritten by the npz when there is one: skip the random draws.
         init = Zero() if pretrained_model else LeCunUniform(scale=1.0)
         with self.init_scope():
@@ -139,8 +146,10 @@ class GoogLeNet(_imagenet.ImageNetModel):
             self.loss2_conv = Convolution2D(528, 128, 1, initialW=init)
             self.loss2_fc1 = Linear(2048, 1024, initialW=init)
             self.loss2_fc2 = Linear(1024, 1000, initialW=init)
-        if path:
-            npz.load_npz(path, self)
+        if files is not None:
+            _imagenet.load_pretrained(self, files, GoogLeNet.convert_caffemodel_to_npz)
+        elif pretrained_model:
+            npz.load_npz(pretrained_model, self)
 
     @property
     def functions(self) -> _imagenet.LayerTable:
@@ -179,8 +188,49 @@ class GoogLeNet(_imagenet.ImageNetModel):
     def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
         """Converts BVLC's caffemodel to an npz ``pretrained_model`` accepts.
 
+        Every convolution and fully connected layer is copied from the Caffe layer of BVLC's
+        name (``conv1/7x7_s2``, ``inception_3a/1x1``, ..., ``loss3/classifier``).
+
+        Args:
+            path_caffemodel: Path of ``bvlc_googlenet.caffemodel``.
+            path_npz: Path of the npz to write (uncompressed).
+
         Raises:
-            NotImplementedError: Always: chainer_compat has no Caffe reader; run this
-                method under Chainer 7.8.1.
+            AttributeError: If a layer the network needs is not in the caffemodel.
+            ValueError: If a layer's parameters do not have this network's shape.
+            ImportError: If protobuf, which the Caffe reader needs, is not installed.
         """
-        raise _imagenet.caffe_unsupported(cls.__name__)
+        caffemodel = _imagenet.read_caffemodel(path_caffemodel)
+        model = cls(pretrained_model=None)
+        for destination, source in _caffe_names(model):
+            layer = _imagenet.caffe_layer(caffemodel, source, path_caffemodel,
+                                          "BVLC's GoogLeNet caffemodel")
+            for attribute in ("W", "b"):
+                _imagenet.copy_array(
+                    getattr(destination, attribute).array, getattr(layer, attribute).array,
+                    f"caffemodel {path_caffemodel} parameter {source}/{attribute}")
+        npz.save_npz(path_npz, model, compression=False)
+
+
+# The Caffe layer of each inception branch, by the branch's link name in Inception.
+_INCEPTION_BRANCHES = {"conv1": "1x1", "proj3": "3x3_reduce", "conv3": "3x3",
+                       "proj5": "5x5_reduce", "conv5": "5x5", "projp": "pool_proj"}
+
+# The Caffe layer of each of GoogLeNet's own links.
+_OWN_LAYERS = {
+    "conv1": "conv1/7x7_s2", "conv2_reduce": "conv2/3x3_reduce", "conv2": "conv2/3x3",
+    "loss1_conv": "loss1/conv", "loss1_fc1": "loss1/fc", "loss1_fc2": "loss1/classifier",
+    "loss2_conv": "loss2/conv", "loss2_fc1": "loss2/fc", "loss2_fc2": "loss2/classifier",
+    "loss3_fc": "loss3/classifier",
+}
+
+
+def _caffe_names(model: GoogLeNet) -> list[tuple[Any, str]]:
+    """Pairs every convolution and linear link of ``model`` with its Caffe layer's name."""
+    pairs: list[tuple[Any, str]] = [(getattr(model, name), source)
+                                    for name, source in _OWN_LAYERS.items()]
+    for module in ("3a", "3b", "4a", "4b", "4c", "4d", "4e", "5a", "5b"):
+        inception = getattr(model, f"inc{module}")
+        pairs.extend((getattr(inception, branch), f"inception_{module}/{source}")
+                     for branch, source in _INCEPTION_BRANCHES.items())
+    return pairs

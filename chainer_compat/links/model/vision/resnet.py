@@ -7,6 +7,7 @@ Layer 8: imports functions, initializers, links and the shared ``_imagenet`` hel
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import warnings
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
 from chainer_compat.initializers.constant import Zero
 from chainer_compat.initializers.normal import HeNormal
-from chainer_compat.link import Chain
+from chainer_compat.link import Chain, Link
 from chainer_compat.links.connection.convolution_2d import Convolution2D
 from chainer_compat.links.connection.linear import Linear
 from chainer_compat.links.model.vision import _imagenet
@@ -81,8 +82,9 @@ class ResNetLayers(_imagenet.ImageNetModel):
 
     Args:
         pretrained_model: A path ending in ``.caffemodel`` (``'auto'`` in the subclasses)
-            loads ``ResNet-<n_layers>-model.npz``, the npz Chainer converted from that
-            caffemodel, from ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; another path
+            loads ``ResNet-<n_layers>-model.npz`` from
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, first converting it from that
+            caffemodel (a path relative to that directory) if it is missing; another path
             loads that npz; None initializes filters with ``HeNormal(scale=1.0)``.
         n_layers: 50, 101 or 152.
         downsample_fb: False downsamples with stride 2 in the first 1x1 convolution of each
@@ -90,11 +92,8 @@ class ResNetLayers(_imagenet.ImageNetModel):
 
     Raises:
         ValueError: If ``n_layers`` is not 50, 101 or 152.
-        FileNotFoundError: If a caffemodel is named and no converted npz exists.
-
-    Compat:
-        Chainer converts the caffemodel when the npz is missing; chainer_compat has no Caffe
-        reader and raises instead, saying where to put the npz.
+        FileNotFoundError: If a caffemodel is named and neither it nor the converted npz
+            exists.
 
     See: K. He et al., `Deep Residual Learning for Image Recognition
     <https://arxiv.org/abs/1512.03385>`_.
@@ -105,14 +104,17 @@ class ResNetLayers(_imagenet.ImageNetModel):
         super().__init__()
         if n_layers not in _BLOCKS:
             raise ValueError(f"n_layers must be 50, 101 or 152, got {n_layers}")
-        path = pretrained_model
+        files = None
         if pretrained_model and pretrained_model.endswith(".caffemodel"):
-            # compat: Chainer names the npz after the depth, whatever the caffemodel is called.
+            # compat: Chainer names the npz after the depth, whatever the caffemodel is called,
+            # and looks for the caffemodel relative to its model directory.
             directory = download.get_dataset_directory(_imagenet.MODEL_DIRECTORY)
             caffemodel = os.path.join(directory, pretrained_model)
-            path = _imagenet.find_converted_npz(
-                type(self).__name__, f"ResNet-{n_layers}-model.npz",
-                f"{caffemodel}, from {_CAFFEMODEL_SOURCE}")
+            files = _imagenet.find_pretrained(
+                pretrained_model, f"ResNet-{n_layers}-model.npz", caffemodel,
+                f"download the caffemodel from {_CAFFEMODEL_SOURCE} and put it at "
+                f"{caffemodel}.",
+                f"ResNetLayers.convert_caffemodel_to_npz(caffemodel, npz, n_layers={n_layers})")
         # The weights are overwritten by the npz when there is one: skip the random draws.
         conv_init = Zero() if pretrained_model else HeNormal(scale=1.0)
         blocks = _BLOCKS[n_layers]
@@ -124,8 +126,11 @@ class ResNetLayers(_imagenet.ImageNetModel):
             self.res4 = BuildingBlock(blocks[2], 512, 256, 1024, 2, conv_init, downsample_fb)
             self.res5 = BuildingBlock(blocks[3], 1024, 512, 2048, 2, conv_init, downsample_fb)
             self.fc6 = Linear(2048, 1000)
-        if path:
-            npz.load_npz(path, self)
+        if files is not None:
+            _imagenet.load_pretrained(self, files, functools.partial(
+                ResNetLayers.convert_caffemodel_to_npz, n_layers=n_layers))
+        elif pretrained_model:
+            npz.load_npz(pretrained_model, self)
 
     @property
     def functions(self) -> _imagenet.LayerTable:
@@ -151,11 +156,35 @@ class ResNetLayers(_imagenet.ImageNetModel):
                                   n_layers: int = 50) -> None:
         """Converts MSRA's caffemodel to an npz ``pretrained_model`` accepts.
 
+        Each Caffe convolution ``res<stage><block>_branch<part>`` with its BatchNorm
+        (``bn...``, the running statistics) and Scale (``scale...``, gamma and beta) layers
+        becomes a convolution and a BatchNormalization of this model; ``conv1``,
+        ``bn_conv1``, ``scale_conv1`` and ``fc1000`` become ``conv1``, ``bn1`` and ``fc6``.
+
+        Args:
+            path_caffemodel: Path of ``ResNet-<n_layers>-model.caffemodel``.
+            path_npz: Path of the npz to write (uncompressed).
+            n_layers: The depth of the caffemodel: 50, 101 or 152.
+
         Raises:
-            NotImplementedError: Always: chainer_compat has no Caffe reader; run this
-                method under Chainer 7.8.1.
+            ValueError: If ``n_layers`` is not 50, 101 or 152, or a layer's parameters do not
+                have this network's shape.
+            AttributeError: If a layer the network needs is not in the caffemodel.
+            ImportError: If protobuf, which the Caffe reader needs, is not installed.
+
+        Compat:
+            Called on ``ResNet50Layers`` and the other fixed-depth classes, whose constructors
+            take no ``n_layers``, it converts as on ``ResNetLayers`` (Chainer raises
+            TypeError). The caffemodels of ResNet-101 and 152 have no bias in ``conv1``, so
+            the npz keeps ``conv1/b`` at zero, as Chainer's does.
         """
-        raise _imagenet.caffe_unsupported(cls.__name__)
+        if n_layers not in _BLOCKS:
+            raise ValueError(f"n_layers must be 50, 101 or 152, got {n_layers}")
+        caffemodel = _imagenet.read_caffemodel(path_caffemodel)
+        model_class = ResNetLayers if issubclass(cls, _FixedDepthResNet) else cls
+        model = model_class(pretrained_model=None, n_layers=n_layers)
+        _Transfer(caffemodel, path_caffemodel, n_layers).into(model)
+        npz.save_npz(path_npz, model, compression=False)
 
 
 class _FixedDepthResNet(ResNetLayers):
@@ -175,8 +204,10 @@ class ResNet50Layers(_FixedDepthResNet):
 
     Args:
         pretrained_model: ``'auto'`` loads ``ResNet-50-model.npz`` from
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
-            filters from ``HeNormal(scale=1.0)``.
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, converting
+            ``ResNet-50-model.caffemodel`` there first if needed; a path ending in
+            ``.caffemodel`` is converted the same way; another path loads that npz; None
+            draws filters from ``HeNormal(scale=1.0)``.
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
@@ -188,8 +219,10 @@ class ResNet101Layers(_FixedDepthResNet):
 
     Args:
         pretrained_model: ``'auto'`` loads ``ResNet-101-model.npz`` from
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
-            filters from ``HeNormal(scale=1.0)``.
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, converting
+            ``ResNet-101-model.caffemodel`` there first if needed; a path ending in
+            ``.caffemodel`` is converted the same way; another path loads that npz; None
+            draws filters from ``HeNormal(scale=1.0)``.
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
@@ -201,8 +234,10 @@ class ResNet152Layers(_FixedDepthResNet):
 
     Args:
         pretrained_model: ``'auto'`` loads ``ResNet-152-model.npz`` from
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
-            filters from ``HeNormal(scale=1.0)``.
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, converting
+            ``ResNet-152-model.caffemodel`` there first if needed; a path ending in
+            ``.caffemodel`` is converted the same way; another path loads that npz; None
+            draws filters from ``HeNormal(scale=1.0)``.
         downsample_fb: Whether to downsample in the 3x3 convolutions (Facebook's ResNet).
     """
 
@@ -325,3 +360,71 @@ class BottleneckB(Chain):
         h = relu(self.bn1(self.conv1(x)))
         h = relu(self.bn2(self.conv2(h)))
         return relu(self.bn3(self.conv3(h)) + x)
+
+
+# Converting MSRA's caffemodels.
+
+def _block_suffixes(count: int, numbered: bool) -> list[str]:
+    """The Caffe names of a stage's bottlenecks: a, b, c... or a, b1, b2..."""
+    if numbered:
+        return ["a"] + [f"b{index}" for index in range(1, count)]
+    return [chr(ord("a") + index) for index in range(count)]
+
+
+class _Transfer:
+    """Copies the parameters of a read caffemodel into a ResNet of the same depth."""
+
+    def __init__(self, caffemodel: Link, path_caffemodel: str, n_layers: int) -> None:
+        self.caffemodel = caffemodel
+        self.path_caffemodel = path_caffemodel
+        self.n_layers = n_layers
+
+    def into(self, model: ResNetLayers) -> None:
+        """Fills ``model`` from the caffemodel."""
+        conv1 = self._layer("conv1")
+        self._copy_param(model.conv1.W, conv1.W, "conv1/W")
+        if self.n_layers == 50:
+            # Only ResNet-50's first convolution has a bias in MSRA's release.
+            self._copy_param(model.conv1.b, conv1.b, "conv1/b")
+        self._batch_norm(model.bn1, "bn_conv1", "scale_conv1")
+        # ResNet-50 letters the blocks of every stage; the deeper ones number those of res3
+        # and res4.
+        numbered = () if self.n_layers == 50 else (3, 4)
+        for stage, count in enumerate(_BLOCKS[self.n_layers], 2):
+            block = getattr(model, f"res{stage}")
+            suffixes = _block_suffixes(count, stage in numbered)
+            for name, suffix in zip(block._forward, suffixes, strict=True):
+                bottleneck = getattr(block, name)
+                parts = ["2a", "2b", "2c"] + (["1"] if name == "a" else [])
+                for index, part in enumerate(parts, 1):
+                    branch = f"{stage}{suffix}_branch{part}"
+                    source = self._layer(f"res{branch}")
+                    conv = getattr(bottleneck, f"conv{index}")
+                    self._copy_param(conv.W, source.W, f"res{branch}/W")
+                    self._batch_norm(getattr(bottleneck, f"bn{index}"), f"bn{branch}",
+                                     f"scale{branch}")
+        fc = self._layer("fc1000")
+        self._copy_param(model.fc6.W, fc.W, "fc1000/W")
+        self._copy_param(model.fc6.b, fc.b, "fc1000/b")
+
+    def _batch_norm(self, destination: BatchNormalization, statistics_name: str,
+                    scale_name: str) -> None:
+        # Caffe splits batch normalization into a BatchNorm layer (statistics) and a Scale
+        # layer (learned scale and shift).
+        statistics = self._layer(statistics_name)
+        scale = self._layer(scale_name)
+        self._copy(destination.avg_mean, statistics.avg_mean, f"{statistics_name}/avg_mean")
+        self._copy(destination.avg_var, statistics.avg_var, f"{statistics_name}/avg_var")
+        self._copy_param(destination.gamma, scale.W, f"{scale_name}/W")
+        self._copy_param(destination.beta, scale.bias.b, f"{scale_name}/bias/b")
+
+    def _layer(self, name: str) -> Any:
+        return _imagenet.caffe_layer(self.caffemodel, name, self.path_caffemodel,
+                                     f"MSRA's ResNet-{self.n_layers} caffemodel")
+
+    def _copy(self, destination: Any, source: Any, label: str) -> None:
+        _imagenet.copy_array(destination, source,
+                             f"caffemodel {self.path_caffemodel} parameter {label}")
+
+    def _copy_param(self, destination: Any, source: Any, label: str) -> None:
+        self._copy(destination.array, source.array, label)

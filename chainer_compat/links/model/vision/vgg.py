@@ -75,19 +75,20 @@ class VGGLayers(_imagenet.ImageNetModel):
     Attribution License.
 
     Args:
-        pretrained_model: ``'auto'`` loads the npz Chainer converted from the VGG team's
-            caffemodel, ``VGG_ILSVRC_<n>_layers.npz`` in
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None
+        pretrained_model: ``'auto'`` loads the npz converted from the VGG team's caffemodel,
+            ``VGG_ILSVRC_<n>_layers.npz`` in ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``,
+            converting the downloaded caffemodel first if needed; a path loads that npz; None
             initializes filters with ``Normal(0.01)`` and biases with zeros, as in the paper.
         n_layers: 16 or 19.
 
     Raises:
         ValueError: If ``n_layers`` is neither 16 nor 19.
-        FileNotFoundError: If ``'auto'`` finds no converted npz.
+        FileNotFoundError: If ``'auto'`` finds neither the converted npz nor the caffemodel.
 
     Compat:
-        Chainer downloads and converts the caffemodel when the npz is missing; chainer_compat
-        has no Caffe reader and raises instead, saying where to put the npz.
+        When the npz is missing, Chainer downloads the caffemodel and converts it;
+        chainer_compat converts it only if it is already in Chainer's download cache
+        (``$CHAINER_DATASET_ROOT/_dl_cache``), and otherwise raises, saying where to put it.
 
     See: K. Simonyan and A. Zisserman, `Very Deep Convolutional Networks for Large-Scale Image
     Recognition <https://arxiv.org/abs/1409.1556>`_.
@@ -99,10 +100,15 @@ class VGGLayers(_imagenet.ImageNetModel):
         super().__init__()
         if n_layers not in _CAFFEMODELS:
             raise ValueError(f"n_layers must be 16 or 19, got {n_layers}")
-        path = pretrained_model
+        files = None
         if pretrained_model == "auto":
             npz_name, url = _CAFFEMODELS[n_layers]
-            path = _imagenet.find_converted_npz(type(self).__name__, npz_name, url)
+            cache_path = _imagenet.cached_download_path(url)
+            files = _imagenet.find_pretrained(
+                pretrained_model, npz_name, cache_path,
+                f"download {url} and save it as {cache_path} (Chainer's download cache names "
+                f"the file after the MD5 of the URL).",
+                f"{type(self).__name__}.convert_caffemodel_to_npz(caffemodel, npz)")
         if pretrained_model:
             # The weights are overwritten by the npz, so skip the costly random draws.
             init: dict[str, Any] = {"initialW": Zero(), "initial_bias": Zero()}
@@ -124,8 +130,10 @@ class VGGLayers(_imagenet.ImageNetModel):
                     for index in range(count16 + 1, count19 + 1):
                         conv = Convolution2D(out_channels, out_channels, 3, 1, 1, **init)
                         setattr(self, f"conv{stage}_{index}", conv)
-        if path:
-            npz.load_npz(path, self)
+        if files is not None:
+            _imagenet.load_pretrained(self, files, VGGLayers.convert_caffemodel_to_npz)
+        elif pretrained_model:
+            npz.load_npz(pretrained_model, self)
 
     @staticmethod
     def _prepare(image: Any, size: Sequence[int] | None) -> numpy.ndarray:
@@ -148,11 +156,19 @@ class VGGLayers(_imagenet.ImageNetModel):
     def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
         """Converts the VGG team's caffemodel to an npz ``pretrained_model`` accepts.
 
+        As in Chainer, the npz holds the parameters of every Caffe layer under the layer's
+        name (``conv1_1/W``, ..., ``fc8/b``), which are the names of this model's links.
+
+        Args:
+            path_caffemodel: Path of ``VGG_ILSVRC_16_layers.caffemodel`` or
+                ``VGG_ILSVRC_19_layers.caffemodel``.
+            path_npz: Path of the npz to write (uncompressed).
+
         Raises:
-            NotImplementedError: Always: chainer_compat has no Caffe reader; run this
-                method under Chainer 7.8.1.
+            ImportError: If protobuf, which the Caffe reader needs, is not installed.
         """
-        raise _imagenet.caffe_unsupported(cls.__name__)
+        caffemodel = _imagenet.read_caffemodel(path_caffemodel)
+        npz.save_npz(path_npz, caffemodel, compression=False)
 
 
 class _FixedDepthVGG(VGGLayers):
@@ -176,7 +192,8 @@ class VGG16Layers(_FixedDepthVGG):
 
     Args:
         pretrained_model: ``'auto'`` loads ``VGG_ILSVRC_16_layers.npz`` from
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, converting the cached caffemodel
+            first if needed (see :class:`VGGLayers`); a path loads that npz; None draws
             filters from ``Normal(0.01)``.
     """
 
@@ -190,7 +207,8 @@ class VGG19Layers(_FixedDepthVGG):
 
     Args:
         pretrained_model: ``'auto'`` loads ``VGG_ILSVRC_19_layers.npz`` from
-            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``; a path loads that npz; None draws
+            ``$CHAINER_DATASET_ROOT/pfnet/chainer/models``, converting the cached caffemodel
+            first if needed (see :class:`VGGLayers`); a path loads that npz; None draws
             filters from ``Normal(0.01)``.
     """
 

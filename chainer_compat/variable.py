@@ -429,7 +429,7 @@ _sharing = threading.RLock()
 
 
 class Variable:
-    """__init__(data=None, *, name=None, grad=None, requires_grad=True)
+    """__init__(data=None, *, name=None, grad=None, requires_grad=True, layout=None)
 
     An array that records the computations applied to it.
 
@@ -442,12 +442,15 @@ class Variable:
         name: Name shown by ``repr`` and graph dumps.
         grad: Initial gradient array.
         requires_grad: Whether backprop computes a gradient for this Variable.
+        layout: Chainer's memory layout of the array; only None (the standard layout) is
+            supported, and ``layout`` reads None.
 
     Raises:
         TypeError: If ``data`` is not an array, an unknown keyword is given, or
             ``requires_grad=True`` is passed explicitly for an array that is not floating-point
             (Compat: Chainer accepts it; the default ``requires_grad`` still does).
-        ValueError: If the removed ``volatile`` keyword is given.
+        ValueError: If the removed ``volatile`` keyword is given, or a ``layout`` other than
+            None.
     """
 
     __slots__ = ("_array", "_grad_var", "_node", "_loss_scale", "__dict__", "__weakref__")
@@ -462,6 +465,8 @@ class Variable:
     # Set (in the instance dict) when unchain() cut this Variable from its creator, so that a
     # later backward() from it can say why nothing flows instead of silently doing nothing.
     _graph_cut = False
+    # compat: Chainer's memory layout of the array; only the standard layout (None) exists here.
+    layout = None
 
     def __init__(self, data: Any = None, **kwargs: Any) -> None:
         if "volatile" in kwargs:
@@ -471,6 +476,7 @@ class Variable:
         grad = kwargs.pop("grad", None)
         asked_for_grad = "requires_grad" in kwargs
         requires_grad = kwargs.pop("requires_grad", True)
+        _check_standard_layout(kwargs.pop("layout", None))
         if kwargs:
             raise TypeError(
                 "Variable() got unexpected keyword argument(s) "
@@ -977,6 +983,10 @@ class Parameter(Variable):
             parameter stays uninitialized until :meth:`initialize` is called.
         shape: Shape of the data array.
         name: Name of the parameter.
+        layout: Chainer's memory layout; only None (the standard layout) is supported.
+
+    Raises:
+        ValueError: If ``layout`` is not None.
     """
 
     __slots__ = ()
@@ -996,8 +1006,10 @@ class Parameter(Variable):
     _grad_valid = True
 
     def __init__(self, initializer: Any = None, shape: Any = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, layout: Any = None) -> None:
         from chainer_compat import initializers  # layer 8 sibling, needed only at construction
+
+        _check_standard_layout(layout)
 
         if initializer is None:
             initializer = initializers.NaN()
@@ -1139,6 +1151,15 @@ def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
         param.grad = grad
     param.update_rule = update_rule
     return param
+
+
+def _check_standard_layout(layout: Any) -> None:
+    """Accepts Chainer's ``layout`` argument when it names the standard layout (None)."""
+    if layout is not None:
+        raise ValueError(
+            f"layout must be None (chainer_compat keeps arrays in the standard layout), got "
+            f"{layout!r}: pass the array in the standard layout, or convert it explicitly with "
+            "chainer_compat.memory_layouts.AsLayout")
 
 
 def as_variable(obj: Any) -> Variable:

@@ -106,3 +106,11 @@ def test_parameter_zerograd_warns_initialized_or_not(make):
     param = make()
     with pytest.warns(DeprecationWarning, match="Variable.zerograd is deprecated"):
         param.zerograd()
+
+
+def test_the_standard_layout_is_accepted_and_reads_none():
+    # Chainer 7 takes layout= on Variable and Parameter; None is the standard layout.
+    x = chainer.Variable(numpy.ones(2, numpy.float32), layout=None)
+    param = chainer.Parameter(numpy.ones(2, numpy.float32), layout=None)
+    assert x.layout is None and param.layout is None
+    assert chainer.Variable(numpy.ones(2, numpy.float32)).layout is None

@@ -308,3 +308,12 @@ def test_no_warning_when_gradient_is_fine():
         warnings.simplefilter("error")
         (x * x).backward()
     assert x.grad == 4.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Variable(numpy.ones((1, 2, 3, 4), numpy.float32), layout="NHWC"),
+    lambda: Parameter(numpy.ones((1, 2, 3, 4), numpy.float32), layout="NHWC"),
+])
+def test_a_nonstandard_layout_is_refused_by_name(make):
+    with pytest.raises(ValueError, match="layout must be None"):
+        make()

@@ -146,5 +146,9 @@ class StandardUpdater(_updater.Updater):
         for name, optimizer in self._optimizers.items():
             optimizer.serialize(serializer["optimizer:" + name])
             optimizer.target.serialize(serializer["model:" + name])
-        self.iteration = int(serializer("iteration", self.iteration))
+        iteration = serializer("iteration", self.iteration)
+        # compat: Chainer stores whatever the serializer returns; a recording serializer that
+        # returns nothing must not break the updater, so None keeps the current count.
+        if iteration is not None:
+            self.iteration = int(iteration)
 

@@ -158,3 +158,29 @@ def _mean_loss_on_host(model, dataset):
     t = numpy.stack([example[1] for example in dataset])
     w = model.w.array.get() if hasattr(model.w.array, "get") else model.w.array
     return float(numpy.mean((x @ w - t) ** 2))
+
+
+class _RecordingSerializer:
+    """A serializer that writes nothing back, as hand-written test serializers often do."""
+
+    def __init__(self, path=()):
+        self.path = path
+        self.calls = []
+
+    def __getitem__(self, key):
+        return _RecordingSerializer(self.path + (key,))
+
+    def __call__(self, key, value):
+        self.calls.append((key, value))
+
+
+def test_serialize_with_a_serializer_returning_none_keeps_the_iteration():
+    model = LinearRegression(3)
+    optimizer = SGD()
+    optimizer.setup(model)
+    updater_ = StandardUpdater(SerialIterator(_dataset(), 4), optimizer)
+    updater_.update()
+    serializer = _RecordingSerializer()
+    updater_.serialize(serializer)
+    assert serializer.calls == [("iteration", 1)]
+    assert updater_.iteration == 1

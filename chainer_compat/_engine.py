@@ -265,7 +265,11 @@ class _Run:
         result: list[Any] = []
         for ref in func.outputs:
             node = ref()
-            if node is None:
+            if node is None or node._creator_node is None:
+                # compat: an output that unchain() cut off is a root now, as in Chainer: its
+                # gradient stays in the table for its Variable, and none flows through it.
+                # (A one-output function is never queued through its cut output, so the
+                # engine's fast path does not look.)
                 result.append(None)
                 continue
             grad = grads.pop(node, None)

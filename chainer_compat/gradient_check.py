@@ -18,6 +18,7 @@ from chainer_compat import backend
 from chainer_compat.configuration import using_config
 from chainer_compat.function_node import FunctionNode, grad
 from chainer_compat.testing.array import assert_allclose as _assert_allclose
+from chainer_compat.utils._assertions import AssertTypeError, AssertValueError
 from chainer_compat.variable import Parameter, Variable
 
 __all__ = [
@@ -203,10 +204,12 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         detection) and recomputes ``f`` at the center; so do we.
     """
     del center_outputs  # compat: see Compat above.
+    # compat: these three are bare asserts in Chainer (NOTE [bare asserts]).
     if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps}")
+        raise AssertValueError(f"eps must be positive, got {eps}")
     if not isinstance(inputs, (tuple, list)):
-        raise TypeError(f"inputs must be a tuple or a list of arrays, got {type(inputs).__name__}")
+        raise AssertTypeError(
+            f"inputs must be a tuple or a list of arrays, got {type(inputs).__name__}")
     for x in inputs:
         if x.dtype.kind != "f":
             raise RuntimeError(
@@ -229,7 +232,7 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         x[index] = value
         outputs = _float64_copies(_as_tuple(f()))
         if len(outputs) != len(grad_outputs):
-            raise ValueError(
+            raise AssertValueError(
                 f"grad_outputs must have one gradient per output of f ({len(outputs)}), got "
                 f"{len(grad_outputs)}")
         return outputs

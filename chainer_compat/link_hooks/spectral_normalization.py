@@ -16,6 +16,7 @@ from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.link_hook import _ForwardPreprocessCallbackArgs
 from chainer_compat.link_hooks._weight_swap import WeightSwapHook
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["SpectralNormalization"]
 
@@ -75,7 +76,8 @@ class SpectralNormalization(WeightSwapHook):
         v: The right singular vector estimate of the last forward call.
 
     Raises:
-        ValueError: If ``n_power_iteration`` is not positive.
+        ValueError: If ``n_power_iteration`` is not positive (also an ``AssertionError``, which
+            is what Chainer raises).
     """
 
     name = "SpectralNormalization"
@@ -84,7 +86,8 @@ class SpectralNormalization(WeightSwapHook):
                  factor: float | None = None, weight_name: str = "W",
                  name: str | None = None) -> None:
         if n_power_iteration <= 0:
-            raise ValueError(
+            # compat: a bare assert in Chainer (NOTE [bare asserts]).
+            raise AssertValueError(
                 f"n_power_iteration must be positive, got {n_power_iteration!r}")
         super().__init__(weight_name, name)
         self.n_power_iteration = n_power_iteration

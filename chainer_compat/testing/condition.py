@@ -1,7 +1,8 @@
 """Decorators that run a test several times: ``repeat``, ``retry``,
 ``repeat_with_success_at_least``; and ``QuietTestRunner``, which runs a suite without output.
 
-Layer 8: imports only the standard library (and pytest's outcome types when pytest is loaded).
+Layer 8: imports the standard library, ``utils._assertions`` (and pytest's outcome types when
+pytest is loaded).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import traceback
 import unittest
 from collections.abc import Callable
 from typing import Any, Literal
+
+from chainer_compat.utils._assertions import AssertValueError
 
 _Outcome = Literal["success", "failure"]
 
@@ -54,7 +57,11 @@ def _run_trial(test: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
                     fresh.tearDown()
                 finally:
                     fresh.doCleanups()
-    except _skip_types():
+    except _skip_types() as skip:
+        if instance is not None and not isinstance(skip, unittest.SkipTest):
+            # compat: Chainer turns pytest.skip() in a TestCase trial into unittest.SkipTest, so
+            # a plain unittest runner reports a skip rather than an error.
+            raise unittest.SkipTest(str(getattr(skip, "msg", skip))) from skip
         raise
     except _failure_types():
         return "failure", traceback.format_exc()
@@ -94,10 +101,12 @@ def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any]
         The decorator.
 
     Raises:
-        ValueError: If ``min_success`` is larger than ``times``.
+        ValueError: If ``min_success`` is larger than ``times`` (also an ``AssertionError``, which
+            is what Chainer raises).
     """
     if min_success > times:
-        raise ValueError(
+        # compat: a bare assert in Chainer (NOTE [bare asserts]).
+        raise AssertValueError(
             f"min_success must be at most times, got min_success={min_success}, times={times}")
 
     def decorator(test: Callable[..., Any]) -> Callable[..., Any]:

@@ -135,7 +135,12 @@ def get_order(row: Any, col: Any) -> str:
 
     Returns:
         ``'C'``, ``'F'`` or ``'other'``.
+
+    Raises:
+        ValueError: If ``row`` and ``col`` differ in shape (Chainer's message).
     """
+    if row.shape != col.shape:
+        raise ValueError("shape of row and col must be the same.")  # compat: Chainer's wording
     if _sorted_by(row, col):
         return "C"
     if _sorted_by(col, row):

@@ -73,13 +73,17 @@ class _PadGrad(FunctionNode):
         # Pad the element indices the same way: each output entry names its source element.
         size = utils.size_of_shape(self.in_shape)
         index = xp.arange(size).reshape(self.in_shape)
-        source = xp.pad(index, self.widths.tolist(), mode=self.mode)
+        source = xp.pad(index, self._width_list(), mode=self.mode)
         gx = xp.bincount(source.ravel(), weights=gy.ravel(), minlength=size)
         return utils.force_array(gx.astype(gy.dtype).reshape(self.in_shape)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         # The adjoint of gathering is padding again; of the central part, padding with zeros.
-        return Pad(self.widths.tolist(), self.mode).apply(grad_outputs)
+        return Pad(self._width_list(), self.mode).apply(grad_outputs)
+
+    def _width_list(self) -> Any:
+        # A 0-d input has no axes: ``[]`` reads as float widths to numpy.pad, 0 pads nothing.
+        return self.widths.tolist() or 0
 
 
 def pad(x: Any, pad_width: Any, mode: Any, **keywords: Any) -> variable.Variable:

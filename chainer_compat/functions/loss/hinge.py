@@ -5,6 +5,7 @@ Layer 5: imports backend, utils, variable, function_node and type_check.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from chainer_compat import backend, utils, variable
@@ -23,6 +24,11 @@ class Hinge(FunctionNode):
         self.norm = norm
         check_reduce(reduce, ("mean", "no"), "hinge")
         self.reduce = reduce
+
+    def __call__(self, *inputs: Any) -> variable.Variable:
+        # compat: Chainer's Hinge is an old-style Function, called directly; each call applies
+        # a fresh copy, so earlier results keep their own graph node.
+        return copy.copy(self).apply(inputs)[0]
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))

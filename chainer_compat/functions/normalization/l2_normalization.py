@@ -65,7 +65,9 @@ class NormalizeL2(FunctionNode):
         # avoids 0 / 0, and ``where`` keeps the slice's (nan) double-backward out of gy.
         zero = norm_no_eps.array == 0
         safe_norm = norm_no_eps + utils.force_array(zero).astype(x.dtype)
-        projection = where(~zero, _sum(x * gy, axis=self.axis, keepdims=True) / safe_norm,
+        # force_array: on a 0-d x the mask is a NumPy scalar, which where() rejects.
+        projection = where(utils.force_array(~zero),
+                           _sum(x * gy, axis=self.axis, keepdims=True) / safe_norm,
                            backend.get_array_module(zero).zeros((), x.dtype))
         # One division by norm ** 2 at the end, as Chainer orders it: in float16 a tiny norm
         # squares to 0 and a zero slice's gradient overflows to inf, where dividing the

@@ -7,6 +7,7 @@ array, math).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from chainer_compat import backend, variable
@@ -168,6 +169,11 @@ class LSTMGrad(FunctionNode):
 
     Its own backward is written with differentiable functions, so gradients of any order exist.
     """
+
+    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
+        # compat: Chainer's LSTMGrad is an old-style Function, called directly; each call applies
+        # a fresh copy, so earlier results keep their own graph node.
+        return copy.copy(self).apply(inputs)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2, 3, 4))

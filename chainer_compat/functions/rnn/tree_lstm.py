@@ -7,6 +7,7 @@ array).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from chainer_compat import backend, variable
@@ -44,6 +45,11 @@ class TreeLSTM(FunctionNode):
     Inputs ``(c_1, ..., c_N, x)``, outputs ``(c, h)``; see NOTE [tree gate layout]. Its
     backward is written with differentiable functions, so gradients of any order exist.
     """
+
+    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
+        # compat: Chainer's TreeLSTM is an old-style Function, called directly; each call applies
+        # a fresh copy, so earlier results keep their own graph node.
+        return copy.copy(self).apply(inputs)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check.expect(in_types.size() >= 2)

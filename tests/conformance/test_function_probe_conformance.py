@@ -1,0 +1,97 @@
+"""Corner cases of single functions found apart from Chainer 7.8.1 by running its own unit tests
+against chainer_compat: 0-d inputs of pad's double backward and normalize's backward, and
+old-style Function classes (Hinge, LSTMGrad, SLSTMGrad, TreeLSTM) called as callables.
+Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+
+TARGET = os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat")
+chainer = importlib.import_module(TARGET)
+F = importlib.import_module(f"{TARGET}.functions")
+gradient_check = importlib.import_module(f"{TARGET}.gradient_check")
+
+
+def test_pad_of_0d_input_supports_double_backward():
+    x = numpy.array(0.75, numpy.float64)
+    gy = numpy.array(0.5, numpy.float64)
+    ggx = numpy.array(-0.25, numpy.float64)
+
+    def squared_pad(x):
+        y = F.pad(x, 1, "constant")
+        return y * y
+
+    gradient_check.check_double_backward(squared_pad, x, gy, ggx)
+
+
+def test_pad_of_0d_input_second_order_grad_matches_reference():
+    x = chainer.Variable(numpy.array(1.5, numpy.float32))
+    y = F.pad(x, 2, "constant")
+    gx, = chainer.grad([y * y], [x], enable_double_backprop=True)
+    ggx, = chainer.grad([gx], [x])
+    # y == x for a 0-d input, so d(x^2)/dx = 2x and its derivative is 2.
+    numpy.testing.assert_allclose(gx.array, 2 * x.array)
+    numpy.testing.assert_allclose(ggx.array, 2.0)
+
+
+def test_normalize_of_0d_input_with_empty_axis_backward_matches_reference():
+    eps = 1e-5
+    for value in (0.5, -2.0):
+        x = chainer.Variable(numpy.array(value, numpy.float64))
+        y = F.normalize(x, eps=eps, axis=())
+        y.grad = numpy.array(1.0, numpy.float64)
+        y.backward()
+        # y = x / (|x| + eps), so dy/dx = eps / (|x| + eps) ** 2 away from 0.
+        expected = eps / (abs(value) + eps) ** 2
+        numpy.testing.assert_allclose(x.grad, expected, rtol=1e-10)
+
+
+def test_hinge_class_instance_is_callable_like_a_function():
+    hinge_module = importlib.import_module(f"{TARGET}.functions.loss.hinge")
+    x = numpy.random.RandomState(0).uniform(-1, 1, (3, 4)).astype(numpy.float32)
+    t = numpy.array([0, 3, 1], numpy.int32)
+    y = hinge_module.Hinge("L2", "no")(x, t)
+    assert isinstance(y, chainer.Variable)
+    numpy.testing.assert_allclose(y.array, F.hinge(x, t, "L2", "no").array)
+
+
+def test_lstm_grad_class_instance_is_callable_and_returns_all_grads():
+    lstm_module = importlib.import_module(f"{TARGET}.functions.rnn.lstm")
+    random = numpy.random.RandomState(1)
+    c_prev, gc, gh = (random.uniform(-1, 1, (3, 2)).astype(numpy.float32) for _ in range(3))
+    x = random.uniform(-1, 1, (3, 8)).astype(numpy.float32)
+    c_prev_variable, x_variable = chainer.Variable(c_prev), chainer.Variable(x)
+    c_next, h = F.lstm(c_prev_variable, x_variable)
+    # The reference: the gradients of lstm itself for the same output grads.
+    expected = chainer.grad([c_next, h], [c_prev_variable, x_variable], [gc, gh])
+    outputs = lstm_module.LSTMGrad()(c_prev, x, c_next.array, gc, gh)
+    assert isinstance(outputs, tuple) and len(outputs) == 2
+    for actual, wanted in zip(outputs, expected):
+        numpy.testing.assert_allclose(actual.array, wanted.array, rtol=1e-5, atol=1e-6)
+
+
+def test_tree_lstm_and_slstm_grad_class_instances_are_callable():
+    tree_module = importlib.import_module(f"{TARGET}.functions.rnn.tree_lstm")
+    slstm_module = importlib.import_module(f"{TARGET}.functions.rnn.slstm")
+    random = numpy.random.RandomState(2)
+    c1, c2, gc, gh = (random.uniform(-1, 1, (3, 2)).astype(numpy.float32) for _ in range(4))
+    x10 = random.uniform(-1, 1, (3, 10)).astype(numpy.float32)
+    x1, x2 = (random.uniform(-1, 1, (3, 8)).astype(numpy.float32) for _ in range(2))
+
+    cell, hidden = tree_module.TreeLSTM()(c1, c2, x10)
+    wanted_cell, wanted_hidden = F.tree_lstm(c1, c2, x10)
+    numpy.testing.assert_allclose(cell.array, wanted_cell.array)
+    numpy.testing.assert_allclose(hidden.array, wanted_hidden.array)
+
+    inputs = [chainer.Variable(a) for a in (c1, c2, x1, x2)]
+    c, h = F.slstm(*inputs)
+    wanted = chainer.grad([c, h], inputs, [gc, gh])
+    grads = slstm_module.SLSTMGrad()(c1, c2, x1, x2, c.array, gc, gh)
+    assert [g.shape for g in grads] == [(3, 2), (3, 2), (3, 8), (3, 8)]
+    for actual, expected in zip(grads, wanted):
+        numpy.testing.assert_allclose(actual.array, expected.array, rtol=1e-5, atol=1e-6)

@@ -42,9 +42,10 @@ class BackendConfig:
             ``chainerx_device``.
         ValueError: If ``params`` has an unknown key.
 
-    Compat: ChainerX and iDeep configs can be built (so legacy parameter lists still decorate),
-    but their tests are always skipped; a ChainerX config's ``xp`` and ``device`` raise
-    RuntimeError, and an iDeep config behaves as the CPU one.
+    Compat: ChainerX and iDeep configs can be built (so legacy parameter lists still decorate).
+    ChainerX tests are always skipped, and a ChainerX config's ``xp`` and ``device`` raise
+    RuntimeError. An iDeep config behaves as the CPU one and its tests run, as they do under
+    Chainer without iDeep.
     ``use_cudnn_tensor_core`` is an extension; it shows in names and ``repr`` only when it is not
     'auto', so names of configs Chainer can express stay Chainer's.
     """

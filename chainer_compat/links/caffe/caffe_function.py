@@ -199,16 +199,24 @@ class CaffeFunction(link.Chain):
         self._add_layer(layer, functools.partial(_concat, axis=axis))
 
     def _setup_convolution(self, layer: Any) -> None:
+        self._add_convolution(layer, Convolution2D, transposed=False)
+
+    def _add_convolution(self, layer: Any, link_class: Any, transposed: bool) -> None:
+        """A Convolution or Deconvolution layer as a ``link_class`` child.
+
+        Caffe's weight blob is (out, in / groups, kh, kw) for a convolution and
+        (in, out / groups, kh, kw) for a deconvolution; groups become one block-diagonal weight.
+        """
         param = layer.convolution_param
         weight_blob = layer.blobs[0]
         groups = param.group
-        out_channels = _blob_num(weight_blob)
-        in_channels = _blob_channels(weight_blob) * groups
+        leading = _blob_num(weight_blob)
+        grouped = _blob_channels(weight_blob) * groups
         kernel = _kernel_size(param)
-        weight = _grouped_weight(
-            weight_blob, (out_channels, in_channels) + _pair(kernel), groups)
+        weight = _grouped_weight(weight_blob, (leading, grouped) + _pair(kernel), groups)
+        in_channels, out_channels = (leading, grouped) if transposed else (grouped, leading)
         bias = _blob_array(layer.blobs[1]) if param.bias_term else None
-        self._add_child(layer, Convolution2D(
+        self._add_child(layer, link_class(
             in_channels, out_channels, kernel, _stride(param), _pad(param),
             nobias=not param.bias_term, initialW=weight, initial_bias=bias,
             dilate=_dilation(param)))
@@ -218,19 +226,7 @@ class CaffeFunction(link.Chain):
         pass
 
     def _setup_deconvolution(self, layer: Any) -> None:
-        param = layer.convolution_param
-        weight_blob = layer.blobs[0]
-        groups = param.group
-        in_channels = _blob_num(weight_blob)
-        out_channels = _blob_channels(weight_blob) * groups
-        kernel = _kernel_size(param)
-        weight = _grouped_weight(
-            weight_blob, (in_channels, out_channels) + _pair(kernel), groups)
-        bias = _blob_array(layer.blobs[1]) if param.bias_term else None
-        self._add_child(layer, Deconvolution2D(
-            in_channels, out_channels, kernel, _stride(param), _pad(param),
-            nobias=not param.bias_term, initialW=weight, initial_bias=bias,
-            dilate=_dilation(param)))
+        self._add_convolution(layer, Deconvolution2D, transposed=True)
 
     def _setup_dropout(self, layer: Any) -> None:
         self._add_layer(layer, functools.partial(

@@ -64,6 +64,7 @@ from chainer_compat.distribution import Distribution, cross_entropy, kl_divergen
 from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
+from chainer_compat.functions.math import basic_math  # chainer.basic_math, as in Chainer
 from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook

@@ -10,6 +10,7 @@ import importlib
 import os
 
 import numpy
+import pytest
 
 TARGET = os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat")
 chainer = importlib.import_module(TARGET)
@@ -95,3 +96,22 @@ def test_tree_lstm_and_slstm_grad_class_instances_are_callable():
     assert [g.shape for g in grads] == [(3, 2), (3, 2), (3, 8), (3, 8)]
     for actual, expected in zip(grads, wanted):
         numpy.testing.assert_allclose(actual.array, expected.array, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((), (2, 4)), ((2, 4), ()), ((), ())])
+def test_matmul_refuses_0d_operands(a_shape, b_shape):
+    # As numpy.matmul does: a 0-d operand is not a scaling.
+    a = chainer.Variable(numpy.ones(a_shape, numpy.float32))
+    b = chainer.Variable(numpy.ones(b_shape, numpy.float32))
+    invalid_type = importlib.import_module(chainer.__name__ + ".utils.type_check").InvalidType
+    with pytest.raises(invalid_type, match="ndim >= 1"):
+        chainer.functions.matmul(a, b)
+    with pytest.raises(invalid_type, match="ndim >= 1"):
+        _ = a @ b
+
+
+def test_basic_math_is_reachable_from_the_top_level():
+    # Chainer's __init__ imports functions.math.basic_math, so `from chainer import basic_math`
+    # works in legacy code.
+    from_top = importlib.import_module(chainer.__name__).basic_math
+    assert from_top is importlib.import_module(chainer.__name__ + ".functions.math.basic_math")

@@ -1,7 +1,7 @@
 """``matmul`` and ``batch_matmul``: differentiable matrix products.
 
 Layer 5: imports the core, sum_to and reshape. ``matmul`` follows ``numpy.matmul``: vectors are
-promoted to matrices and leading (batch) axes broadcast; a 0-d operand scales the other.
+promoted to matrices and leading (batch) axes broadcast; 0-d operands are refused.
 """
 
 from __future__ import annotations
@@ -53,10 +53,10 @@ class MatMul(FunctionNode):
         type_check._argname(in_types, ("a", "b"))
         a_type, b_type = in_types
         type_check.expect(a_type.dtype.kind == "f", b_type.dtype.kind == "f")
+        # As in Chainer and numpy.matmul: a 0-d operand is an error, not a scaling.
+        type_check.expect(a_type.ndim >= 1, b_type.ndim >= 1)
         a_ndim = type_check.eval(a_type.ndim)
         b_ndim = type_check.eval(b_type.ndim)
-        if a_ndim == 0 or b_ndim == 0:
-            return  # a scaling: any shapes
         # The contracted length: the last axis of op(a) and the first matrix axis of op(b).
         a_axis = -2 if self.transa and a_ndim >= 2 else -1
         b_axis = -1 if self.transb and b_ndim >= 2 else (-2 if b_ndim >= 2 else 0)
@@ -67,18 +67,12 @@ class MatMul(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         a, b = inputs
-        if a.ndim == 0 or b.ndim == 0:
-            y = a * b
-        else:
-            y = _product(a, b, self.transa, self.transb, self.transc)
+        y = _product(a, b, self.transa, self.transb, self.transc)
         return utils.force_array(y, self.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         a, b = self.get_retained_inputs()
         gy, = grad_outputs
-        if a.ndim == 0 or b.ndim == 0:
-            return tuple(sum_to(gy * (b if i == 0 else a), (a if i == 0 else b).shape)
-                         for i in indexes)
         # Promote vectors to matrices as matmul does; gy then becomes the gradient of the
         # product of matrix stacks, possibly transposed (gy_transposed).
         a_vector = a.ndim == 1
@@ -111,7 +105,7 @@ def matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> variab
 
     Two vectors give their inner product; a vector is treated as a row (left) or a column
     (right) and that axis removed from the result; arrays with more than two axes are stacks of
-    matrices in their last two axes, and the stacks broadcast. A 0-d operand scales the other.
+    matrices in their last two axes, and the stacks broadcast.
 
     Args:
         a: Left operand (float Variable or array).

@@ -246,7 +246,7 @@ class Link(DeviceResident):
             mode: ``'share'``: new Parameter objects that share the arrays with this link (and
                 no gradients). ``'copy'``: a deep copy, with independent arrays of the same
                 values. ``'init'``: a deep copy whose initialized parameters are re-initialized
-                with their initializers.
+                with their initializers and given NaN-filled gradients.
 
         Returns:
             The copy; its ``name`` is None, since it has no parent yet.
@@ -273,6 +273,11 @@ class Link(DeviceResident):
                 param.initialize(param.shape)
                 if param.device != device:
                     param.to_device(device)
+                # compat: Chainer's re-initialized copies carry a NaN-filled gradient, whatever
+                # the original's gradient was (it rebuilds each Parameter before initializing).
+                if param.array.dtype.kind in "fc":
+                    array_module = backend.get_array_module(param.array)
+                    param.grad = array_module.full_like(param.array, numpy.nan)
         return copied
 
     def _share_copy(self) -> Link:

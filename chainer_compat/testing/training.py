@@ -7,6 +7,7 @@ Layer 8: imports ``chainer_compat.training`` when called (it may not exist yet).
 from __future__ import annotations
 
 import importlib
+import numbers
 from typing import Any
 from unittest import mock
 
@@ -25,7 +26,8 @@ def _trainer_class() -> Any:
             "cannot run until it exists") from error
 
 
-def get_trainer_with_mock_updater(stop_trigger: Any = (10, "iteration"), iter_per_epoch: int = 10,
+def get_trainer_with_mock_updater(stop_trigger: Any = (10, "iteration"),
+                                  iter_per_epoch: float = 10,
                                   extensions: list[Any] | None = None) -> Any:
     """Returns a Trainer whose updater only counts iterations and epochs.
 
@@ -36,7 +38,7 @@ def get_trainer_with_mock_updater(stop_trigger: Any = (10, "iteration"), iter_pe
 
     Args:
         stop_trigger: The Trainer's stop trigger.
-        iter_per_epoch: Number of iterations per simulated epoch.
+        iter_per_epoch: Number of iterations per simulated epoch; may be fractional.
         extensions: Extensions to register to the Trainer.
 
     Returns:
@@ -45,10 +47,14 @@ def get_trainer_with_mock_updater(stop_trigger: Any = (10, "iteration"), iter_pe
     Raises:
         NotImplementedError: If ``chainer_compat.training`` (with ``Trainer``) is not
             available.
-        ValueError: If ``iter_per_epoch`` is not a positive integer.
+        ValueError: If ``iter_per_epoch`` is not a positive number.
     """
-    if not (isinstance(iter_per_epoch, int) and iter_per_epoch > 0):
-        raise ValueError(f"iter_per_epoch must be a positive int, got {iter_per_epoch!r}")
+    # compat: Chainer also takes a fractional iter_per_epoch (0.5 gives two epochs per
+    # iteration); its own trigger tests rely on it.
+    if (isinstance(iter_per_epoch, bool) or not isinstance(iter_per_epoch, numbers.Real)
+            or not iter_per_epoch > 0):
+        raise ValueError(
+            f"iter_per_epoch must be a positive number, got {iter_per_epoch!r}")
     trainer_class = _trainer_class()
 
     updater = mock.Mock()

@@ -37,13 +37,18 @@ from chainer_compat.utils.walker_alias import WalkerAlias as WalkerAlias
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:
-    """Returns ``x`` as an array: NumPy ufuncs turn 0-d results into scalars, this undoes it."""
-    if isinstance(x, numpy.generic) or not (isinstance(x, numpy.ndarray)
-                                            or backend.is_cupy_array(x)):
-        return numpy.asarray(x, dtype=dtype)
-    if dtype is not None and x.dtype != dtype:
-        return x.astype(dtype, copy=False)
-    return x
+    """Returns ``x`` as an array: NumPy ufuncs turn 0-d results into scalars, this undoes it.
+
+    A scalar becomes a 0-d NumPy array (of ``dtype`` when given). Anything else, an array or
+    a Variable, is returned as it is, cast to ``dtype`` when given: compat, Chainer's rule, so
+    a backward may wrap its Variable gradients in it (``force_array(gy * 2)``) without
+    leaving the graph.
+    """
+    if type(x) is numpy.ndarray or not numpy.isscalar(x):
+        if dtype is not None and x is not None and x.dtype != dtype:
+            return x.astype(dtype, copy=False)
+        return x
+    return numpy.asarray(x, dtype=dtype)
 
 
 def force_type(dtype: Any, value: Any) -> Any:

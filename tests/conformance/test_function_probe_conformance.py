@@ -115,3 +115,36 @@ def test_basic_math_is_reachable_from_the_top_level():
     # works in legacy code.
     from_top = importlib.import_module(chainer.__name__).basic_math
     assert from_top is importlib.import_module(chainer.__name__ + ".functions.math.basic_math")
+
+
+class _Square(chainer.FunctionNode):
+    """x ** 2 whose backward wraps its Variable gradient in force_array, as user code does."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return chainer.utils.force_array(inputs[0] ** 2),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return chainer.utils.force_array(2 * x * grad_outputs[0]),
+
+
+def test_force_array_keeps_a_variable_in_the_graph():
+    x = chainer.Variable(numpy.array([1.0, 2.0], numpy.float32))
+    y, = _Square().apply((x,))
+    y.grad = numpy.ones(2, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+def test_force_array_converts_scalars_only():
+    force_array = chainer.utils.force_array
+    zero_d = force_array(numpy.float32(1.5))
+    assert type(zero_d) is numpy.ndarray and zero_d.shape == () and zero_d.dtype == numpy.float32
+    assert force_array(2.0, numpy.float16).dtype == numpy.float16
+    assert force_array(None) is None
+    values = [1, 2]
+    assert force_array(values) is values
+    array = numpy.ones(2, numpy.float32)
+    assert force_array(array) is array
+    assert force_array(array, numpy.float64).dtype == numpy.float64

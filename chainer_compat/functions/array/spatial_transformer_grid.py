@@ -5,11 +5,11 @@ type_check. The map is linear in ``theta``, so its gradient is linear too and di
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.utils import argument, type_check
 
 
@@ -21,7 +21,7 @@ def _target_coordinates(xp: Any, height: int, width: int, dtype: Any) -> Any:
     return xp.stack([xs, ys, ones]).reshape(3, height * width)
 
 
-class SpatialTransformerGrid(FunctionNode):
+class SpatialTransformerGrid(OldStyleCall, FunctionNode):
     """Affine sampling grid. Use :func:`spatial_transformer_grid`.
 
     Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
@@ -30,11 +30,6 @@ class SpatialTransformerGrid(FunctionNode):
 
     def __init__(self, output_shape: tuple[int, int]) -> None:
         self.output_shape = output_shape
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("theta",))

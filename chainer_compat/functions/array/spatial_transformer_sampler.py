@@ -5,13 +5,13 @@ and ``functions`` (sum, stack) for the differentiable gradient (NOTE [bilinear k
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.functions.array.stack import stack
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import add_at, argument, type_check
@@ -170,7 +170,7 @@ def _grid_gradient(kind: str, grid: Any, samples: Any, image: Any) -> Any:
     return stack(axes, axis=1)
 
 
-class SpatialTransformerSampler(_BilinearGather):
+class SpatialTransformerSampler(OldStyleCall, _BilinearGather):
     """Bilinear sampler: a gather of the "value" kind (NOTE [bilinear kinds]) with Chainer's
     type check. Use :func:`spatial_transformer_sampler`.
 
@@ -180,11 +180,6 @@ class SpatialTransformerSampler(_BilinearGather):
 
     def __init__(self) -> None:
         super().__init__("value")
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "grid"))

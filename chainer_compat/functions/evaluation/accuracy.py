@@ -5,15 +5,15 @@ Layer 5: imports backend, utils, variable, function_node and type_check. Not dif
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.utils import type_check
 
 
-class Accuracy(FunctionNode):
+class Accuracy(OldStyleCall, FunctionNode):
     """Classification accuracy. Use :func:`accuracy`.
 
     Compat: a ``FunctionNode`` (Chainer's is an old-style ``Function``); calling an instance
@@ -22,11 +22,6 @@ class Accuracy(FunctionNode):
 
     def __init__(self, ignore_label: int | None = None) -> None:
         self.ignore_label = ignore_label
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly, and may be called again: each call
-        # applies a fresh copy, so earlier results keep their own graph node.
-        return copy.copy(self).apply(inputs)[0]
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))

@@ -6,12 +6,12 @@ Layer 5: imports backend, variable, function_node and type_check. Not differenti
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.utils import type_check
 
 
@@ -21,7 +21,7 @@ def _fbeta_score(precision: Any, recall: Any, beta: float) -> Any:
     return score.astype(precision.dtype, copy=False)
 
 
-class ClassificationSummary(FunctionNode):
+class ClassificationSummary(OldStyleCall, FunctionNode):
     """Per-class precision, recall, F-beta score and support. Use
     :func:`classification_summary`.
 
@@ -33,10 +33,6 @@ class ClassificationSummary(FunctionNode):
         self.label_num = label_num
         self.beta = beta
         self.ignore_label = ignore_label
-
-    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        return copy.copy(self).apply(inputs)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))

@@ -5,16 +5,16 @@ Layer 5: imports backend, utils, variable, function_node and type_check.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
 
 
-class Hinge(FunctionNode):
+class Hinge(OldStyleCall, FunctionNode):
     """Hinge loss. Use :func:`hinge`."""
 
     def __init__(self, norm: str = "L1", reduce: str = "mean") -> None:
@@ -24,11 +24,6 @@ class Hinge(FunctionNode):
         self.norm = norm
         check_reduce(reduce, ("mean", "no"), "hinge")
         self.reduce = reduce
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: Chainer's Hinge is an old-style Function, called directly; each call applies
-        # a fresh copy, so earlier results keep their own graph node.
-        return copy.copy(self).apply(inputs)[0]
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "t"))

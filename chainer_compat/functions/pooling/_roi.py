@@ -6,15 +6,15 @@ variable, function_node and type_check.
 
 from __future__ import annotations
 
-import copy
 import numbers
 from collections.abc import Iterable
 from typing import Any
 
 import numpy
 
-from chainer_compat import backend, variable
+from chainer_compat import backend
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.utils import add_at, type_check
 
 # NOTE [ROI tables]
@@ -243,7 +243,7 @@ class TableTranspose(FunctionNode):
         return TableApply(self.table).apply(grad_outputs)
 
 
-class IndexedROINode(FunctionNode):
+class IndexedROINode(OldStyleCall, FunctionNode):
     """Base of the ROI functions that take ``(x, rois, roi_indices)``: the max and average
     poolings and aligns. Forward sets ``_table``; the gradient for ``x`` is its transpose and
     the ROIs get none (see NOTE [ROI tables]).
@@ -263,11 +263,6 @@ class IndexedROINode(FunctionNode):
         self.outh, self.outw = check_outsize(outsize)
         self.spatial_scale = check_spatial_scale(spatial_scale)
         self._table: Any = None
-
-    def __call__(self, *inputs: Any) -> variable.Variable:
-        # compat: old-style Functions are called directly; each call applies a fresh copy.
-        result: variable.Variable = copy.copy(self).apply(inputs)[0]
-        return result
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

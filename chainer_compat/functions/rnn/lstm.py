@@ -7,11 +7,11 @@ array, math).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.concat import concat
@@ -164,16 +164,11 @@ class LSTM(FunctionNode):
         return LSTMGrad().apply((c_prev, x, c_next, gc, gh))
 
 
-class LSTMGrad(FunctionNode):
+class LSTMGrad(OldStyleCall, FunctionNode):
     """The gradient of :class:`LSTM`: ``(c_prev, x, c_next, gc, gh) -> (gc_prev, gx)``.
 
     Its own backward is written with differentiable functions, so gradients of any order exist.
     """
-
-    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
-        # compat: Chainer's LSTMGrad is an old-style Function, called directly; each call applies
-        # a fresh copy, so earlier results keep their own graph node.
-        return copy.copy(self).apply(inputs)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2, 3, 4))

@@ -7,11 +7,11 @@ math, rnn.lstm).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.math.basic_math import _direct
@@ -132,17 +132,12 @@ class SLSTM(FunctionNode):
         return SLSTMGrad().apply((c_prev1, c_prev2, x1, x2, c, gc, gh))
 
 
-class SLSTMGrad(FunctionNode):
+class SLSTMGrad(OldStyleCall, FunctionNode):
     """The gradient of :class:`SLSTM`:
     ``(c_prev1, c_prev2, x1, x2, c, gc, gh) -> (gc_prev1, gc_prev2, gx1, gx2)``.
 
     Its own backward is written with differentiable functions, so gradients of any order exist.
     """
-
-    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
-        # compat: Chainer's SLSTMGrad is an old-style Function, called directly; each call applies
-        # a fresh copy, so earlier results keep their own graph node.
-        return copy.copy(self).apply(inputs)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2, 3, 4, 5, 6))

@@ -7,11 +7,11 @@ array).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import OldStyleCall
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.get_item import get_item
@@ -39,17 +39,12 @@ def _split_block_variables(x: variable.Variable, count: int) -> list[variable.Va
     return [get_item(grouped, (slice(None), block)) for block in range(count)]
 
 
-class TreeLSTM(FunctionNode):
+class TreeLSTM(OldStyleCall, FunctionNode):
     """One TreeLSTM step over ``N`` children; use :func:`tree_lstm`.
 
     Inputs ``(c_1, ..., c_N, x)``, outputs ``(c, h)``; see NOTE [tree gate layout]. Its
     backward is written with differentiable functions, so gradients of any order exist.
     """
-
-    def __call__(self, *inputs: Any) -> tuple[variable.Variable, ...]:
-        # compat: Chainer's TreeLSTM is an old-style Function, called directly; each call applies
-        # a fresh copy, so earlier results keep their own graph node.
-        return copy.copy(self).apply(inputs)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check.expect(in_types.size() >= 2)

@@ -135,14 +135,26 @@ class _Unary(FunctionNode):
     """Operators on one Variable. Most define no type check (Chainer's only names the input),
     so apply skips type checking for them altogether."""
 
-    # The constant as the user wrote it, for the label, when it differs from ``value`` (which
-    # has the input's dtype): ``x * 2`` is labelled ``_ * 2`` as in Chainer, not ``_ * 2.0``.
+
+class _Constant:
+    """The constant of ``x + c``, ``c - x``, ``c * x``, ``c / x``, ``x ** c`` and ``c ** x``.
+
+    ``value`` has the input's dtype and is what the arithmetic uses. ``_written`` is the
+    constant as the user wrote it, kept when it differs, for the label: ``x * 2`` is labelled
+    ``_ * 2`` as in Chainer, not ``_ * 2.0``. The operators set both without ``__init__``.
+    """
+
     _written: Any = None
+
+    def __init__(self, value: Any, written: Any = None) -> None:
+        self.value = value
+        if written is not None:
+            self._written = written
 
     @property
     def _shown_value(self) -> Any:
         written = self._written
-        return self.value if written is None else written  # type: ignore[attr-defined]
+        return self.value if written is None else written
 
 
 class _FloatUnary(_Unary):
@@ -214,13 +226,8 @@ class Add(_Binary):
         return tuple([sum_to(gy, self._shapes[i]) for i in indexes])
 
 
-class AddConstant(_Unary):
+class AddConstant(_Constant, _Unary):
     """``x + c`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:
@@ -305,13 +312,8 @@ class Sub(_Binary):
         return tuple(grads)
 
 
-class SubFromConstant(_Unary):
+class SubFromConstant(_Constant, _Unary):
     """``c - x`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:
@@ -373,13 +375,8 @@ class Mul(_Binary):
         return tuple(grads)
 
 
-class MulConstant(_Unary):
+class MulConstant(_Constant, _Unary):
     """``c * x`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:
@@ -449,13 +446,8 @@ class Div(_Binary):
         return tuple(grads)
 
 
-class DivFromConstant(_FloatUnary):
+class DivFromConstant(_Constant, _FloatUnary):
     """``c / x`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:
@@ -532,13 +524,8 @@ class PowVarVar(_Binary):
         return tuple(grads)
 
 
-class PowVarConst(_FloatUnary):
+class PowVarConst(_Constant, _FloatUnary):
     """``x ** c`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:
@@ -555,13 +542,8 @@ class PowVarConst(_FloatUnary):
         return grad_outputs[0] * (value * x ** (value - 1)),
 
 
-class PowConstVar(_FloatUnary):
+class PowConstVar(_Constant, _FloatUnary):
     """``c ** x`` for a constant ``c``."""
-
-    def __init__(self, value: Any, written: Any = None) -> None:
-        self.value = value
-        if written is not None:
-            self._written = written
 
     @property
     def label(self) -> str:

@@ -76,9 +76,9 @@ def cached_download(url: str) -> str:
     Raises:
         OSError: If the cache directory cannot be created or the download fails.
     """
-    cache_root = os.path.join(_dataset_root, "_dl_cache")
+    cache_path = _cache_path(url)
+    cache_root = os.path.dirname(cache_path)
     os.makedirs(cache_root, exist_ok=True)
-    cache_path = os.path.join(cache_root, _url_digest(url))
     if os.path.exists(cache_path):
         return cache_path
     with tempfile.TemporaryDirectory(dir=cache_root) as temporary_root:
@@ -91,9 +91,11 @@ def cached_download(url: str) -> str:
     return cache_path
 
 
-def _url_digest(url: str) -> str:
+def _cache_path(url: str) -> str:
+    """Where :func:`cached_download` keeps the copy of ``url`` (whether or not it exists)."""
     # The digest only names a cache file; it is no security check.
-    return hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()
+    digest = hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()
+    return os.path.join(_dataset_root, "_dl_cache", digest)
 
 
 def cache_or_load_file(path: str, creator: Callable[[str], Any],

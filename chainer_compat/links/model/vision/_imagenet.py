@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import hashlib
 import importlib.util
 import os
 import sys
@@ -146,9 +145,8 @@ def cached_download_path(url: str) -> str:
 
     It is ``<dataset root>/_dl_cache/<MD5 hex digest of the URL>``; nothing is downloaded.
     """
-    # Same layout as download.cached_download, which Chainer's models fetch caffemodels with.
-    digest = hashlib.md5(url.encode("utf-8"), usedforsecurity=False).hexdigest()
-    return os.path.join(download.get_dataset_root(), "_dl_cache", digest)
+    # Chainer's models fetch their caffemodels with cached_download.
+    return download._cache_path(url)
 
 
 def find_pretrained(pretrained_model: str, npz_name: str, caffemodel_path: str,

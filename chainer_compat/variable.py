@@ -123,6 +123,17 @@ def variable_str(var: Variable) -> str:
     return f"{prefix}({body})"
 
 
+def _refuse_node_kwargs(kwargs: dict[str, Any]) -> None:
+    # compat: VariableNode took grad= in Chainer v1; Chainer refuses it by name, with ValueError.
+    if "grad" in kwargs:
+        raise ValueError('unexpected keyword argument "grad": pass the gradient to Variable '
+                         "instead")
+    # Chainer ignores any other name; an ignored argument is a mistake left unreported.
+    names = ", ".join(repr(name) for name in sorted(kwargs))
+    raise TypeError(f"VariableNode() got unexpected keyword argument(s) {names}: it takes only "
+                    "the variable and its name")
+
+
 class VariableNode(weakref.ref):
     """The node of a Variable in the computational graph.
 
@@ -189,6 +200,8 @@ class VariableNode(weakref.ref):
         return node
 
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
+        if kwargs:
+            _refuse_node_kwargs(kwargs)
         self._revived = None
         self._data = None
         self.name = name

@@ -317,3 +317,13 @@ def test_no_warning_when_gradient_is_fine():
 def test_a_nonstandard_layout_is_refused_by_name(make):
     with pytest.raises(ValueError, match="layout must be None"):
         make()
+
+
+def test_variable_node_refuses_a_gradient_and_unknown_keywords():
+    x = Variable(numpy.zeros(2, numpy.float32))
+    with pytest.raises(ValueError, match='"grad": pass the gradient to Variable'):
+        C.variable.VariableNode(x, "x", grad=None)
+    with pytest.raises(TypeError, match="'nmae'"):
+        C.variable.VariableNode(x, "x", nmae="y")
+    node = C.variable.VariableNode(x, "x")
+    assert node.name == "x" and node.get_variable_or_none() is x

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import shutil
+import traceback
 import warnings
 import weakref
 from collections.abc import Iterable
@@ -108,8 +110,17 @@ class _Run:
     def run(self) -> None:
         """Visits every pending function once, highest rank first, until none is left.
 
-        See NOTE [engine fast path] for the inlined common case.
+        An error raised by a step of a function applied in debug mode gets the stack where
+        that function was applied, as in Chainer.
         """
+        try:
+            self.visit_all()
+        except Exception as error:
+            _add_creation_stack(error)
+            raise
+
+    def visit_all(self) -> None:
+        """The loop of :meth:`run`; see NOTE [engine fast path] for its inlined common case."""
         grads = self.grads
         pending = self.pending
         targets = self.targets
@@ -412,7 +423,10 @@ class _Run:
     def check_grad(self, func: FunctionNode, index: int, node: VariableNode, gx: Any) -> None:
         """Rejects a gradient that is not a Variable matching the input's array."""
         if not isinstance(gx, Variable):
-            raise TypeError(func._get_error_message(
+            # compat: Chainer's debug mode raises ValueError here (and an AttributeError
+            # without it); outside debug mode, the TypeError this is.
+            error = ValueError if self.debug else TypeError
+            raise error(func._get_error_message(
                 f"type of gradients returned from backward is incorrect: input {index} got "
                 f"{type(gx).__name__} != expected Variable (wrap arrays with "
                 "chainer_compat.Variable, or use an old-style Function)"))
@@ -437,6 +451,37 @@ class _Run:
                 variable._grad_var = grad
                 variable._loss_scale = loss_scale
 
+
+def _add_creation_stack(error: Exception) -> None:
+    """Appends to ``error`` the stack where the failing step's function was applied.
+
+    The function is the one ``visit_all`` was running when ``error`` left it: found in the
+    traceback, so the loop pays nothing for this when nothing fails. Only functions applied in
+    debug mode have a stack.
+    """
+    trace = error.__traceback__
+    while trace is not None and trace.tb_frame.f_code is not _VISIT_ALL_CODE:
+        trace = trace.tb_next
+    if trace is None:
+        return
+    func = trace.tb_frame.f_locals.get("func")
+    stack = getattr(func, "stack", None)
+    if not stack or getattr(error, "_creation_stack_added", False):
+        return
+    # compat: Chainer's wording and layout, which puts the stack after the first argument.
+    addition = ("\n" + "-" * shutil.get_terminal_size().columns
+                + "\nStacktrace of the function is below:\n"
+                + "".join(traceback.format_list(stack[:-1])))
+    if not error.args:
+        error.args = (addition,)
+    elif isinstance(error.args[0], str):
+        error.args = (error.args[0] + addition,) + error.args[1:]
+    else:
+        return
+    error._creation_stack_added = True  # type: ignore[attr-defined]  # once, in nested runs
+
+
+_VISIT_ALL_CODE = _Run.visit_all.__code__
 
 # NOTE [backward device]
 # As in Chainer, a backward step runs with the device of its arrays current: the first CuPy array
@@ -527,6 +572,12 @@ def backward_from_variable(var: Variable, retain_grad: bool, enable_double_backp
         array = var._array
         if array is not None and array.size == 1 and var._grad_var is None:
             _initial_grad(var, loss_scale)
+        return
+    array = var._array
+    if (var._grad_var is None and array is not None and array.size != 1
+            and array.dtype.kind in "biu"):
+        # compat: an integer or boolean output (F.argmax's, say) carries no gradient, so there
+        # is nothing to start from and nothing to propagate; Chainer returns quietly here too.
         return
     grad = _initial_grad(var, loss_scale)
     var._grad_var = None  # taken, as Chainer's backward takes it (NOTE [preset gradients])

@@ -703,3 +703,71 @@ def test_backward_refuses_variable_backwards_options_with_chainers_value_error(k
     with pytest.raises(ValueError, match=message):
         C.backward([y], **{keyword: 1.0})
     assert x.grad is None and y.grad is not None  # nothing ran, nothing was taken
+
+
+class _RaisesInBackward(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        raise FloatingPointError("overflow in backward")
+
+
+def _applied_here(debug):
+    with C.using_config("debug", debug):
+        y, = _RaisesInBackward().apply((var(1.0, 2.0),))
+    y.grad = numpy.ones(2, numpy.float32)
+    return y
+
+
+def test_an_error_in_backward_names_where_a_debug_mode_function_was_applied():
+    y = _applied_here(debug=True)
+    with pytest.raises(FloatingPointError) as info:
+        y.backward()
+    message = str(info.value)
+    assert message.startswith("overflow in backward\n")
+    assert message.count("Stacktrace of the function is below:") == 1
+    assert "_applied_here" in message  # the frame that applied it
+
+
+def test_an_error_in_backward_is_left_alone_without_a_recorded_stack():
+    y = _applied_here(debug=False)
+    with pytest.raises(FloatingPointError) as info:
+        y.backward()
+    assert str(info.value) == "overflow in backward"
+
+
+def test_an_error_in_a_nested_backward_gets_the_stack_once():
+    inner = _applied_here(debug=True)
+
+    class CallsGrad(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] + 0,
+
+        def backward(self, indexes, grad_outputs):
+            inner.backward()
+            return grad_outputs
+
+    with C.using_config("debug", True):
+        y, = CallsGrad().apply((var(1.0, 2.0),))
+    y.grad = numpy.ones(2, numpy.float32)
+    with pytest.raises(FloatingPointError) as info:
+        y.backward()
+    assert str(info.value).count("Stacktrace of the function is below:") == 1
+
+
+class _ReturnsArrays(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0].array * 2,
+
+
+@pytest.mark.parametrize("debug, error", [(True, ValueError), (False, TypeError)])
+def test_a_backward_returning_arrays_is_refused(debug, error):
+    with C.using_config("debug", debug):
+        y, = _ReturnsArrays().apply((var(1.0, 2.0),))
+        y.grad = numpy.ones(2, numpy.float32)
+        with pytest.raises(error, match="type of gradients returned from backward"):
+            y.backward()

@@ -51,6 +51,8 @@ class BernoulliLogProb(function_node.FunctionNode):
         invalid = xp.isinf(logit.array)
         if self.binary_check:
             invalid = invalid | ((x.array != 0) & (x.array != 1))
+        # A 0-dimensional logit makes these numpy.bool_ scalars, which F.where refuses.
+        invalid = xp.asarray(invalid)
         logit_grad = F.where(invalid, xp.full(invalid.shape, xp.nan, logit.dtype),
                              x - F.sigmoid(logit))
         return (F.sum_to(grad * logit_grad, logit.shape), None)

@@ -29,7 +29,8 @@ class Poisson(_scalar.RateDistribution):
         """The log mass at the counts ``x`` (treated as data: no gradient flows to ``x``)."""
         xp = backend.get_array_module(self.lam)
         counts = xp.asarray(variable.as_array(x), dtype=self.lam.dtype)
-        return counts * self._log_lam - F.lgamma(counts + 1) - self.lam
+        # asarray: adding 1 to a 0-dimensional array gives a scalar, which lgamma refuses.
+        return counts * self._log_lam - F.lgamma(xp.asarray(counts + 1)) - self.lam
 
     @_cached_property
     def mean(self) -> variable.Variable:

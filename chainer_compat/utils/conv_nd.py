@@ -138,7 +138,7 @@ def col2im_nd(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -> An
     xp = backend.get_array_module(col)
     ndim = (col.ndim - 2) // 2
     stride, pad, dilate = as_tuple(stride, ndim), as_tuple(pad, ndim), as_tuple(dilate, ndim)
-    dims = tuple(dims)
+    dims = as_tuple(dims, ndim, "dims")
     ksize = col.shape[2:2 + ndim]
     outs = col.shape[2 + ndim:]
     # The padded canvas holds every window, including cover_all windows past the padding.

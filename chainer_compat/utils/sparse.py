@@ -137,10 +137,14 @@ def get_order(row: Any, col: Any) -> str:
         ``'C'``, ``'F'`` or ``'other'``.
 
     Raises:
-        ValueError: If ``row`` and ``col`` differ in shape (Chainer's message).
+        ValueError: If ``row`` and ``col`` differ in shape, or an entry is padding (negative)
+            in one of them only (Chainer's messages).
     """
     if row.shape != col.shape:
         raise ValueError("shape of row and col must be the same.")  # compat: Chainer's wording
+    if ((row < 0) != (col < 0)).any():
+        # compat: Chainer's wording
+        raise ValueError("invalid index combination of row and col.")
     if _sorted_by(row, col):
         return "C"
     if _sorted_by(col, row):

@@ -347,6 +347,8 @@ def test_dilated_and_depthwise_links(rng):
     lambda: F.max_pooling_nd(numpy.ones((1, 1, 2)), 4, cover_all=False),
     lambda: F.average_pooling_nd(numpy.ones((1, 1, 2, 2)), 4),
     lambda: conv_nd.im2col_nd_cpu(numpy.ones((1, 1, 2)), (3,), (1,), (0,)),
+    lambda: conv_nd.col2im_nd_cpu(numpy.ones((1, 1, 2, 2, 3, 2)), (1, 1), (0, 0), (4,)),
+    lambda: conv_nd.col2im_nd_cpu(numpy.ones((1, 1, 2, 2, 3, 2)), (1, 1), (0, 0), (4, 3, 2)),
 ])
 def test_wrong_length_sizes_and_empty_outputs_fail_an_assertion(call):
     with pytest.raises(AssertionError):

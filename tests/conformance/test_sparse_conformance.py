@@ -38,3 +38,19 @@ def test_coo_matrix_without_order_rejects_row_and_col_of_different_shapes() -> N
     data = numpy.ones(2, numpy.float32)
     with pytest.raises(ValueError):
         sparse.CooMatrix(data, _indices(0, 1, 1), _indices(0, 1), (2, 2))
+
+
+@pytest.mark.parametrize(("row", "col"), [
+    ((0, 1, -1), (0, 1, 2)),
+    ((0, 1, 2), (0, -1, 2)),
+    ((0, 2, 4, 1, -1), (1, 3, 0, -1, 4)),
+])
+def test_get_order_rejects_padding_in_only_one_of_row_and_col(row: tuple[int, ...],
+                                                              col: tuple[int, ...]) -> None:
+    # Padding (a negative index) must sit at the same position in both arrays.
+    with pytest.raises(ValueError):
+        sparse.get_order(_indices(*row), _indices(*col))
+
+
+def test_get_order_accepts_padding_in_both_row_and_col() -> None:
+    assert sparse.get_order(_indices(0, 1, -1), _indices(1, 0, -1)) == "C"

@@ -6,6 +6,7 @@ Layer 1: imports only numpy and the backend.
 
 from __future__ import annotations
 
+import collections.abc
 from typing import Any
 
 import numpy
@@ -34,6 +35,10 @@ from chainer_compat.utils.sparse import CooMatrix as CooMatrix
 from chainer_compat.utils.sparse import get_order as get_order
 from chainer_compat.utils.sparse import to_coo as to_coo
 from chainer_compat.utils.walker_alias import WalkerAlias as WalkerAlias
+
+# compat: Chainer kept this alias from its Python 2 days; ChainerCV and other libraries built
+# on Chainer still import it (chainer.utils.collections_abc.Sequence).
+collections_abc = collections.abc
 
 
 def force_array(x: Any, dtype: Any = None) -> Any:

@@ -1,4 +1,4 @@
-"""``leaky_relu``: ``x`` where ``x >= 0``, ``slope * x`` elsewhere.
+"""``leaky_relu``: ``x`` where ``x > 0``, ``slope * x`` elsewhere.
 
 Layer 5: imports backend, utils and function_node.
 """
@@ -13,10 +13,11 @@ from chainer_compat.functions.activation._common import FloatActivation
 
 
 def _leaky(condition: Any, value: Any, slope: float) -> Any:
-    """``value`` where ``condition >= 0``, ``slope * value`` elsewhere, in ``value``'s dtype."""
+    """``value`` where ``condition > 0``, ``slope * value`` elsewhere, in ``value``'s dtype."""
     xp = backend.get_array_module(value)
     scaled = value * value.dtype.type(slope)
-    return utils.force_array(xp.where(condition >= 0, value, scaled), value.dtype)
+    # compat: Chainer puts 0 on the slope side, so the gradient at x == 0 is slope * gy.
+    return utils.force_array(xp.where(condition > 0, value, scaled), value.dtype)
 
 
 class LeakyReLU(FloatActivation):
@@ -27,8 +28,8 @@ class LeakyReLU(FloatActivation):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        # With a positive slope the output has the input's sign, so the output is enough (a zero
-        # slope would map negative inputs to zeros and lose the sign).
+        # With a positive slope the output has the input's sign, so the output decides the
+        # branch; a zero or negative slope keeps the input instead.
         if self.slope > 0:
             self.retain_outputs((0,))
         else:
@@ -59,7 +60,7 @@ class _LeakyReLUGrad(FunctionNode):
 
 
 def leaky_relu(x: Any, slope: float = 0.2) -> variable.Variable:
-    """Leaky rectified linear unit: ``x`` if ``x >= 0`` else ``slope * x``.
+    """Leaky rectified linear unit: ``x`` if ``x > 0`` else ``slope * x``.
 
     Args:
         x: Input Variable or array of floats.

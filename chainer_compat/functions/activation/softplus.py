@@ -1,6 +1,6 @@
 """``softplus``: the smooth ReLU ``log(1 + e**(beta * x)) / beta``.
 
-Layer 5: imports backend, utils, function_node and the ``sigmoid`` function.
+Layer 5: imports backend, utils, function_node and the ``exp`` function.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
-from chainer_compat.functions.activation.sigmoid import sigmoid
+from chainer_compat.functions.math.exponential import exp
 from chainer_compat.utils import type_check
 
 
@@ -64,8 +64,11 @@ class SoftplusGrad(FunctionNode):
         grads: list[Any] = []
         for index in indexes:
             if index == 0:
-                slope = sigmoid(x * self.beta)
-                grads.append(ggx * gy * slope * (1 - slope) * self.beta)
+                # The curvature sigmoid(t) * (1 - sigmoid(t)) as e / (1 + e) ** 2 with
+                # e = exp(-|t|): 1 - sigmoid(t) would round to 0 for large t, and e never
+                # overflows.
+                e = exp(-abs(x * self.beta))
+                grads.append(ggx * gy * self.beta * e / (1 + e) ** 2)
             else:
                 grads.append(SoftplusGrad(self.beta).apply((x, ggx))[0])
         return tuple(grads)

@@ -66,18 +66,41 @@ def _array_module(x: Any) -> Any:
     return numpy if type(x) is _ndarray else backend.get_array_module(x)
 
 
-def _softmax_parts(xp: Any, x: Any) -> tuple[Any, Any, Any]:
-    """Returns ``(x - max, exp(x - max), sum of exp)``, the reductions keeping axis 1."""
-    shifted = x - x.max(axis=1, keepdims=True)
+def _softmax_parts(xp: Any, x: Any) -> tuple[Any, Any, Any, Any]:
+    """Returns ``(max, x - max, exp(x - max), sum of exp)``, the reductions keeping axis 1."""
+    peak = x.max(axis=1, keepdims=True)
+    shifted = x - peak
     exp_shifted = xp.exp(shifted)
     total = exp_shifted.sum(axis=1, keepdims=True)
-    return shifted, exp_shifted, total
+    return peak, shifted, exp_shifted, total
+
+
+# NOTE [Chainer's rounding]
+# Off the fused CuPy kernels, the loss and its gradient round as Chainer's CPU code does, so a
+# seeded run prints Chainer's losses to the last bit: the log-softmax is x - log_z with
+# log_z = max + log(sum of exp(x - max)), and the softmax is exp(x - log_z) (not exp(x - max)
+# divided by the sum, which is one exp cheaper and differs in the last bits).
+def _log_normalizer(xp: Any, peak: Any, total: Any) -> Any:
+    """``log_z``, the log of the sum of exp(x) along axis 1, rounded as Chainer rounds it."""
+    log_z = xp.log(total)
+    log_z += peak
+    return log_z
 
 
 def _softmax(xp: Any, x: Any) -> Any:
-    _, exp_shifted, total = _softmax_parts(xp, x)
-    exp_shifted /= total
-    return exp_shifted
+    if xp is not numpy:  # the fused CuPy kernels' arithmetic: NOTE [fused CuPy kernels]
+        _, _, exp_shifted, total = _softmax_parts(xp, x)
+        exp_shifted /= total
+        return exp_shifted
+    peak, _, _, total = _softmax_parts(xp, x)
+    return _softmax_from(xp, x, _log_normalizer(xp, peak, total))
+
+
+def _softmax_from(xp: Any, x: Any, log_z: Any) -> Any:
+    """exp(x - log_z), in one new array (NOTE [Chainer's rounding])."""
+    y = x - log_z
+    xp.exp(y, out=y)
+    return y
 
 
 def _labels(xp: Any, t: Any, ignore_label: int) -> tuple[Any, Any]:
@@ -242,20 +265,24 @@ class SoftmaxCrossEntropy(FunctionNode):
         if x.size == 0:
             return self._forward_empty(xp, x, t)
 
-        shifted, exp_shifted, total = _softmax_parts(xp, x)
-        log_total = xp.log(total)
+        peak, shifted, exp_shifted, total = _softmax_parts(xp, x)
+        if (xp is not numpy and self.class_weight is None and self.reduce == "mean"
+                and not self.soft_target):
+            if self.cache_score:
+                exp_shifted /= total
+                self.y = exp_shifted
+            return self._fused_mean_loss(xp, x, t, shifted, xp.log(total))
+        del shifted, exp_shifted
+        log_z = _log_normalizer(xp, peak, total)  # NOTE [Chainer's rounding]
         if self.cache_score:
-            exp_shifted /= total
-            self.y = exp_shifted
+            self.y = _softmax_from(xp, x, log_z)
         if self.soft_target:
-            return self._soft_target_loss(xp, x, t, shifted - log_total)
+            return self._soft_target_loss(xp, x, t, x - log_z)
 
-        if xp is not numpy and self.class_weight is None and self.reduce == "mean":
-            return self._fused_mean_loss(xp, x, t, shifted, log_total)
         labels, valid = _labels(xp, t, self.ignore_label)
         # log_softmax(x) at the labels, computed only where it is read.
-        log_p = _pick_classes(xp, shifted, labels)
-        log_p -= log_total.reshape(t.shape)
+        log_p = _pick_classes(xp, x, labels)
+        log_p -= log_z.reshape(t.shape)
         if self.class_weight is not None:
             log_p *= _per_class(xp, self.class_weight, x)[labels]
         if valid is not None:
@@ -377,27 +404,28 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
             coeff = xp.asarray(coeff, _reduction_dtype(x.dtype))
         return _cupy_kernels()[2](y, t.ravel(), gloss, coeff, x.shape[1], _units(x),
                                   ignore_label)
-    # The cached softmax may be read by a later backward again: work on a copy.
+    # The cached softmax may be read by a later backward again: work on a copy. The scalings
+    # are separate products, in Chainer's order, for Chainer's rounding (NOTE [Chainer's
+    # rounding]); each is in place, so gx keeps x's dtype.
     gx = y.copy() if y is not None else _softmax(xp, x)
-    if coeff is not None:
-        scale = gloss * coeff  # a scalar: the loss was reduced
-    else:
-        scale = _expand_class_axis(gloss)
     if soft_target:
         gx -= t
-        gx *= scale
-        return utils.force_array(gx, x.dtype)
-    labels, valid = _labels(xp, t, ignore_label)
-    _subtract_one_at_classes(xp, gx, labels)
-    if class_weight is not None:
-        weight = _per_class(xp, class_weight, x)[labels]
+    else:
+        labels, valid = _labels(xp, t, ignore_label)
+        _subtract_one_at_classes(xp, gx, labels)
+        if class_weight is not None:
+            gx *= _expand_class_axis(_per_class(xp, class_weight, x)[labels])
         if valid is not None:
-            weight *= valid
-        scale = scale * _expand_class_axis(weight)
-    elif valid is not None:
-        scale = scale * _expand_class_axis(valid)
-    gx *= scale  # in place: gx keeps x's dtype, so no cast is needed
-    return gx
+            gx *= _expand_class_axis(valid)
+    if coeff is None:
+        gx *= _expand_class_axis(gloss)
+    elif isinstance(coeff, float) and xp is numpy:
+        # compat: Chainer (on NumPy 1) scales by gloss * coeff computed in float64 and rounded
+        # once to x's dtype; NumPy 2 would round coeff first.
+        gx *= x.dtype.type(float(gloss) * coeff)
+    else:
+        gx *= gloss * coeff  # coeff counted on the device
+    return utils.force_array(gx, x.dtype)
 
 
 def _check_class_weight_length(class_weight: Any, x: Any) -> None:

@@ -86,11 +86,17 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> variabl
         The permuted Variable.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: If ``indices`` is not a 1-D integer
-            array of length ``x.shape[axis]``, or ``axis`` is out of range.
-        ValueError: In debug mode, if ``indices`` is not a permutation.
+        ValueError: If ``indices`` is not a 1-D integer array; in debug mode, also if it
+            is not a permutation.
+        chainer_compat.utils.type_check.InvalidType: If the length of ``indices`` is not
+            ``x.shape[axis]``, or ``axis`` is out of range.
     """
     if isinstance(indices, variable.Variable):
         indices = indices.array
+    # compat: Chainer checks the indices' kind here, before type checking, with a ValueError.
+    if indices.dtype.kind != "i" or indices.ndim != 1:
+        raise ValueError(
+            f"indices must be a one-dimensional int array, got dtype {indices.dtype} and "
+            f"shape {indices.shape}; convert them with astype(numpy.int32)")
     y, = Permutate(indices, axis, inv).apply((x,))
     return y

@@ -136,14 +136,14 @@ def unpooled_size(label: str, x_shape: tuple[int, ...], window: Window, outh: in
     """``(outh, outw)`` with each None replaced by the smallest size that pools back to x's.
 
     Raises:
-        OutputSizeError: If a size is not positive.
+        OutputSizeError: If a size is negative (see :func:`check_unpooled_size`).
     """
     default_h, default_w = window.unpooled_size(x_shape[2], x_shape[3], cover_all)
     if outh is None:
         outh = default_h
     if outw is None:
         outw = default_w
-    check_output_size(label, x_shape, outh, outw)
+    check_unpooled_size(label, x_shape, (outh, outw))
     return outh, outw
 
 
@@ -254,6 +254,19 @@ def canvas_size(window: AnyWindow, spatial: tuple[int, ...],
                                              window.pad))
 
 
+def check_unpooled_size(label: str, x_shape: tuple[int, ...], outs: tuple[int, ...]) -> None:
+    """Raises :class:`OutputSizeError` if an unpooled size is negative.
+
+    compat: an unpooling to size 0 (a padding that takes every entry) gives an empty output,
+    as in Chainer.
+    """
+    if any(out < 0 for out in outs):
+        raise OutputSizeError(
+            f"output sizes must not be negative, got {outs}\n"
+            f"Function: {label}\nInput shape: {x_shape}\n"
+            "Use a larger ksize or a smaller pad.")
+
+
 def check_output_size_nd(label: str, x_shape: tuple[int, ...], outs: tuple[int, ...]) -> None:
     """Raises :class:`OutputSizeError` unless every output size is positive."""
     if any(out <= 0 for out in outs):
@@ -281,6 +294,15 @@ def crop_padding(padded: Any, window: AnyWindow, spatial: tuple[int, ...]) -> An
     index = (slice(None), slice(None)) + tuple(
         slice(p, p + size) for p, size in zip(window.pad, spatial))
     return xp.ascontiguousarray(padded[index])
+
+
+def widened_for_sums(x: Any) -> Any:
+    """``x`` in float32 if it is float16, else ``x`` itself: the array to average windows of.
+
+    compat: Chainer averages float16 windows in float32, so each mean is rounded once; float16
+    sums drift by an ulp or more.
+    """
+    return x.astype(numpy.float32) if x.dtype == numpy.float16 else x
 
 
 def sum_windows_nd(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> Any:

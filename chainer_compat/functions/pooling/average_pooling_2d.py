@@ -11,9 +11,10 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.pooling_2d import Pooling2D
 
 
-class AveragePooling2D(FunctionNode):
+class AveragePooling2D(Pooling2D):
     """Average pooling of ``(n, c, h, w)`` planes. Use :func:`average_pooling_2d`.
 
     Padding counts as zeros in every window, whose sum is always divided by ``kh * kw``.
@@ -21,21 +22,18 @@ class AveragePooling2D(FunctionNode):
 
     def __init__(self, ksize: Any, stride: Any = None, pad: Any = 0,
                  cover_all: bool = False) -> None:
-        self.window = _pooling.Window(ksize, stride, pad)
-        self.cover_all = cover_all
+        super().__init__(ksize, stride, pad, cover_all)
         self._in_shape: tuple[int, ...] = ()
-
-    def check_type_forward(self, in_types: Any) -> None:
-        _pooling.check_one_float_4d_input(in_types)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         window = self.window
         out_h, out_w = window.pooled_size(x.shape[2], x.shape[3], self.cover_all)
         _pooling.check_output_size(self.label, x.shape, out_h, out_w)
-        total = _pooling.sum_windows(x, window, out_h, out_w)
+        wide = _pooling.widened_for_sums(x)
+        total = _pooling.sum_windows(wide, window, out_h, out_w)
         self._in_shape = x.shape
-        return total * x.dtype.type(1.0 / window.area),
+        return (total / wide.dtype.type(window.area)).astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -53,8 +51,10 @@ class AveragePooling2DGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
         h, w = self._in_shape[2:]
-        scale = gy.dtype.type(1.0 / self.window.area)
-        return _pooling.scatter_windows(gy, self.window, h, w, scale),
+        # Summed first and divided once, in Chainer's order, so float16 results match its.
+        gx = _pooling.scatter_windows(gy, self.window, h, w)
+        gx /= gx.dtype.type(self.window.area)
+        return gx,
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from typing import Any
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.pooling_nd import _PoolingND
 from chainer_compat.utils import type_check
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
@@ -27,7 +28,7 @@ def _divisor(window: _pooling.WindowND, pad_value: Any, spatial: tuple[int, ...]
     return _pooling.sum_windows_nd(ones, window, outs)
 
 
-class AveragePoolingND(FunctionNode):
+class AveragePoolingND(_PoolingND):
     """Average pooling over ``ndim`` spatial axes. Use :func:`average_pooling_nd`.
 
     Raises:
@@ -41,9 +42,7 @@ class AveragePoolingND(FunctionNode):
             raise ValueError(f"pad_value must be either 0 or None, not {pad_value}.")
         if cover_all:
             raise ValueError("`cover_all` mode is not supported yet.")
-        self.ndim = ndim
-        self.window = _pooling.WindowND(ndim, ksize, stride, pad)
-        self.cover_all = False
+        super().__init__(ndim, ksize, stride, pad, cover_all=False)
         self.pad_value = pad_value
         self._in_shape: tuple[int, ...] = ()
 
@@ -59,9 +58,10 @@ class AveragePoolingND(FunctionNode):
         window = self.window
         outs = window.pooled_size(x.shape[2:], False)
         _pooling.check_output_size_nd(self.label, x.shape, outs)
-        total = _pooling.sum_windows_nd(x, window, outs)
+        wide = _pooling.widened_for_sums(x)
+        total = _pooling.sum_windows_nd(wide, window, outs)
         self._in_shape = x.shape
-        divisor = _divisor(window, self.pad_value, x.shape[2:], outs, x)
+        divisor = _divisor(window, self.pad_value, x.shape[2:], outs, wide)
         return (total / divisor).astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple[int, ...],
@@ -81,9 +81,14 @@ class AveragePoolingNDGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
         spatial = tuple(self._in_shape[2:])
-        divisor = _divisor(self.window, self.pad_value, spatial, tuple(gy.shape[2:]), gy)
-        scaled = (gy / divisor).astype(gy.dtype, copy=False)
-        return _pooling.scatter_windows_nd(scaled, self.window, spatial),
+        if self.pad_value is None:
+            divisor = _divisor(self.window, None, spatial, tuple(gy.shape[2:]), gy)
+            scaled = (gy / divisor).astype(gy.dtype, copy=False)
+            return _pooling.scatter_windows_nd(scaled, self.window, spatial),
+        # Summed first and divided once, in Chainer's order, so float16 results match its.
+        gx = _pooling.scatter_windows_nd(gy, self.window, spatial)
+        gx /= gx.dtype.type(self.window.area)
+        return gx,
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

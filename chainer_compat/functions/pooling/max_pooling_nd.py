@@ -1,8 +1,8 @@
-"""``max_pooling_nd``: the maximum of each window over N spatial axes, its 1-D and 3-D forms,
-and its gradient nodes, which scatter to (and gather from) each maximum's position.
+"""``max_pooling_nd``: the maximum of each window over N spatial axes, its 1-D, 2-D and 3-D
+forms, and its gradient nodes, which scatter to (and gather from) each maximum's position.
 
-Layer 5: imports variable, function_node, type_check, ``utils.conv_nd`` and
-``functions.pooling._pooling`` (which does the array work).
+Layer 5: imports variable, function_node, ``utils.conv_nd`` and ``functions.pooling``
+(``_pooling``, which does the array work, and ``pooling_nd``, the base class).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
-from chainer_compat.utils import type_check
+from chainer_compat.functions.pooling.pooling_nd import _PoolingND
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
-class MaxPoolingND(FunctionNode):
+class MaxPoolingND(_PoolingND):
     """Max pooling over ``ndim`` spatial axes. Use :func:`max_pooling_nd`.
 
     Attributes:
@@ -26,20 +26,9 @@ class MaxPoolingND(FunctionNode):
 
     def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
                  cover_all: bool = True, return_indices: bool = False) -> None:
-        self.ndim = ndim
-        self.window = _pooling.WindowND(ndim, ksize, stride, pad)
-        self.cover_all = cover_all
-        self.return_indices = return_indices
+        super().__init__(ndim, ksize, stride, pad, cover_all, return_indices)
         self.indexes: Any = None
         self._in_shape: tuple[int, ...] = ()
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check.expect(
-            in_types.size() == 1,
-            in_types[0].dtype.kind == "f",
-            in_types[0].ndim == 2 + self.ndim,
-            in_types[0].size > 0,
-        )
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
@@ -141,6 +130,40 @@ def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_a
     """
     _check_spatial_ndim(x, 1)
     return max_pooling_nd(x, ksize, stride, pad, cover_all, return_indices)
+
+
+def max_pooling_2d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,
+                   return_indices: bool = False) -> Any:
+    """Spatial max pooling: the largest entry of each ``ksize`` window of each plane.
+
+    Args:
+        x: Input Variable or array of shape ``(n, c, h, w)``.
+        ksize: Window size: an int ``k`` (meaning ``(k, k)``) or a pair.
+        stride: Step between windows: an int, a pair, or None for ``ksize``.
+        pad: Padding on each side of the planes, which never wins the maximum.
+        cover_all: Add a last window overhanging the end of a plane where needed so that
+            every entry is in some window (the output may grow by one).
+        return_indices: Also return where each maximum was found.
+
+    Returns:
+        A Variable of shape ``(n, c, out_h, out_w)``; with ``return_indices``, the pair of it
+        and an integer array (on ``x``'s device) of the position of each maximum within its
+        window, ``ky * kw + kx``.
+
+    Raises:
+        ValueError: If ``x`` does not have exactly two axes after the channel axis, or a
+            window argument is out of range (also raised as AssertionError when the output
+            would be empty, as Chainer raises).
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not a non-empty float array.
+    """
+    _check_spatial_ndim(x, 2)
+    # compat: Chainer 7's max_pooling_2d applies the N-d node (graphs and hooks see
+    # MaxPoolingND); MaxPooling2D stays for code that builds it itself.
+    node = MaxPoolingND(2, ksize, stride, pad, cover_all, return_indices)
+    y: variable.Variable = node.apply((x,))[0]
+    if return_indices:
+        return y, node.indexes
+    return y
 
 
 def max_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, cover_all: bool = True,

@@ -12,15 +12,15 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.pooling_2d import Pooling2D
 
 
-class Unpooling2D(FunctionNode):
+class Unpooling2D(Pooling2D):
     """Unpooling of ``(n, c, h, w)`` planes. Use :func:`unpooling_2d`."""
 
     def __init__(self, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
                  cover_all: bool = True) -> None:
-        self.window = _pooling.Window(ksize, stride, pad)
-        self.cover_all = cover_all
+        super().__init__(ksize, stride, pad, cover_all)
         self.outh: int | None
         self.outw: int | None
         if outsize is None:

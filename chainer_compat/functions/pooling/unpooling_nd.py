@@ -12,18 +12,17 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
+from chainer_compat.functions.pooling.pooling_nd import _PoolingND
 from chainer_compat.utils import conv_nd, type_check
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
-class UnpoolingND(FunctionNode):
+class UnpoolingND(_PoolingND):
     """Unpooling over ``ndim`` spatial axes. Use :func:`unpooling_nd`."""
 
     def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
                  outsize: Any = None, cover_all: bool = True) -> None:
-        self.ndim = ndim
-        self.window = _pooling.WindowND(ndim, ksize, stride, pad)
-        self.cover_all = cover_all
+        super().__init__(ndim, ksize, stride, pad, cover_all)
         self.outs: tuple[Any, ...] | None = (
             None if outsize is None else tuple(int(o) for o in conv_nd.as_tuple(outsize, ndim)))
 
@@ -41,7 +40,7 @@ class UnpoolingND(FunctionNode):
         x, = inputs
         if self.outs is None:
             self.outs = self.window.unpooled_size(x.shape[2:], self.cover_all)
-        _pooling.check_output_size_nd(self.label, x.shape, self.outs)
+        _pooling.check_unpooled_size(self.label, x.shape, self.outs)
         return _pooling.scatter_windows_nd(x, self.window, self.outs),
 
     def backward(self, indexes: tuple[int, ...],

@@ -11,21 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
-from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
 from chainer_compat.functions.pooling.max_pooling_2d import MaxPoolingWithIndexes
+from chainer_compat.functions.pooling.pooling_2d import Pooling2D
 from chainer_compat.utils import type_check
 
 
-class Upsampling2D(FunctionNode):
+class Upsampling2D(Pooling2D):
     """Upsampling of ``(n, c, h, w)`` planes by max-pooling indexes. Use
     :func:`upsampling_2d`."""
 
     def __init__(self, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,
                  outsize: Any = None, cover_all: bool = True) -> None:
+        super().__init__(ksize, stride, pad, cover_all)
         self.indexes = indexes
-        self.window = _pooling.Window(ksize, stride, pad)
-        self.cover_all = cover_all
         self.outh: int | None
         self.outw: int | None
         if outsize is None:

@@ -1,6 +1,7 @@
-"""``cross_covariance``: the squared cross-covariance between two sets of units.
+"""``cross_covariance``: the squared cross-covariance between two sets of units, and its node
+``CrossCovariance``.
 
-Layer 5: imports variable, type_check and the array and math functions.
+Layer 5: imports variable, function_node, type_check and the array and math functions.
 """
 
 from __future__ import annotations
@@ -8,16 +9,32 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
-from chainer_compat.functions.loss._covariance import batch_covariance, half_squared_sum
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.loss._covariance import (
+    covariance_array,
+    covariance_grads,
+    half_squared_sum_array,
+)
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
 
 
-class _InputTypes:
-    """The type checks of :func:`cross_covariance`, run under the label of Chainer's
-    ``CrossCovariance`` so that a failure reads as Chainer's does."""
+class CrossCovariance(FunctionNode):
+    """The cross-covariance loss of ``(y, z)``. Use :func:`cross_covariance`.
 
-    label = "CrossCovariance"
+    Its gradients are built from differentiable functions, so it can be differentiated twice.
+
+    Args:
+        reduce: ``'half_squared_sum'`` or ``'no'``, as :func:`cross_covariance` takes.
+
+    Raises:
+        ValueError: On an invalid ``reduce``.
+    """
+
+    def __init__(self, reduce: str = "half_squared_sum") -> None:
+        check_reduce(reduce, ("half_squared_sum", "no"), "cross_covariance")
+        self.reduce = reduce
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("y", "z"))
@@ -31,13 +48,32 @@ class _InputTypes:
         # A second call: a light check reads shape[0] at once, so the ndims must hold first.
         type_check.expect(y_type.shape[0] == z_type.shape[0])
 
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, z = inputs
+        covariance = covariance_array(y, z)[2]
+        if self.reduce == "half_squared_sum":
+            return half_squared_sum_array(covariance),
+        return covariance,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        y, z = self.get_retained_inputs()
+        grad_loss, = grad_outputs
+        if self.reduce == "half_squared_sum":
+            # d(0.5 * sum(C ** 2)) / dC = C, scaled by the loss's gradient.
+            covariance = CrossCovariance("no").apply((y, z))[0]
+            grad_covariance = covariance * broadcast_to(grad_loss, covariance.shape)
+        else:
+            grad_covariance = grad_loss
+        return covariance_grads(y, z, grad_covariance, indexes)
+
 
 def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> variable.Variable:
     """Cross-covariance loss between two sets of activations (Cheung et al., 2015).
 
     With ``C = (y - mean(y)).T @ (z - mean(z)) / N`` (means over the batch), the loss is
-    ``0.5 * sum(C ** 2)``. It is built from differentiable functions, so it can be
-    differentiated twice.
+    ``0.5 * sum(C ** 2)``. It can be differentiated twice.
 
     Args:
         y: Activations of shape ``(N, M)``.
@@ -52,11 +88,5 @@ def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> variab
         chainer_compat.utils.type_check.InvalidType: If ``y`` or ``z`` is not a 2-d float
             array, their dtypes differ, or their batch sizes differ.
     """
-    check_reduce(reduce, ("half_squared_sum", "no"), "cross_covariance")
-    y = variable.as_variable(y)
-    z = variable.as_variable(z)
-    type_check._check_types_forward(_InputTypes(), (y.array, z.array))
-    covariance = batch_covariance(y, z)
-    if reduce == "half_squared_sum":
-        return half_squared_sum(covariance)
-    return covariance
+    loss: variable.Variable = CrossCovariance(reduce).apply((y, z))[0]
+    return loss

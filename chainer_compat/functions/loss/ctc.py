@@ -34,14 +34,33 @@ def _log_zero(dtype: Any) -> float:
     return -1e4 if dtype == numpy.float16 else -1e10
 
 
-class _InputTypes:
-    """The type checks of :func:`connectionist_temporal_classification` on its stacked frames,
-    run under the label of Chainer's ``ConnectionistTemporalClassification`` so that a failure
-    reads as Chainer's does."""
+class ConnectionistTemporalClassification:
+    """The CTC loss of stacked frames. Use :func:`connectionist_temporal_classification`.
+
+    Compat: Chainer's is an old-style ``Function``, called as
+    ``ConnectionistTemporalClassification(blank_symbol, reduce)(input_length, label_length, t,
+    x)`` with ``x`` the frames stacked to ``(T, B, V)``; calling an instance works the same
+    here. The loss is built from differentiable functions (see
+    :func:`connectionist_temporal_classification`), so its creator is one of those, not this
+    object, and it can be differentiated twice.
+
+    Args:
+        blank_symbol: Index of the blank class.
+        reduce: ``'mean'`` or ``'no'``.
+
+    Raises:
+        ValueError: On an invalid ``reduce``.
+    """
 
     label = "ConnectionistTemporalClassification"
 
+    def __init__(self, blank_symbol: int, reduce: str = "mean") -> None:
+        check_reduce(reduce, ("mean", "no"), "connectionist_temporal_classification")
+        self.blank_symbol = blank_symbol
+        self.reduce = reduce
+
     def check_type_forward(self, in_types: Any) -> None:
+        """Type-checks ``(input_length, label_length, t, x)``."""
         type_check._argname(in_types, ("input_length", "label_length", "t", "x"))
         input_length_type, label_length_type, t_type, x_type = in_types
         type_check.expect(
@@ -61,6 +80,22 @@ class _InputTypes:
             input_length_type.shape[0] == n_batch,
             label_length_type.shape[0] == n_batch,
         )
+
+    def __call__(self, input_length: Any, label_length: Any, t: Any,
+                 x: Any) -> variable.Variable:
+        """The loss of frames ``x`` of shape ``(T, B, V)`` against labels ``t``.
+
+        Raises:
+            chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
+        """
+        frames = variable.as_variable(x)
+        labels = variable.as_array(t)
+        input_length = variable.as_array(input_length)
+        label_length = variable.as_array(label_length)
+        type_check._check_types_forward(
+            self, (input_length, label_length, labels, frames.array))
+        return _loss(frames, labels, input_length, label_length, self.blank_symbol,
+                     self.reduce)
 
 
 def connectionist_temporal_classification(
@@ -107,20 +142,22 @@ def connectionist_temporal_classification(
         raise ValueError(
             f"blank_symbol must be in [0, {n_vocabulary}) (the number of classes), got "
             f"{blank_symbol}")
-    check_reduce(reduce, ("mean", "no"), "connectionist_temporal_classification")
+    node = ConnectionistTemporalClassification(blank_symbol, reduce)
     frames = stack(list(x))
     labels = variable.as_array(t)
     xp = backend.get_array_module(labels)
-    n_frame, n_batch, _ = frames.shape
     if input_length is None:
-        input_length = xp.full(n_batch, n_frame, dtype=numpy.int32)
+        input_length = xp.full(frames.shape[1], frames.shape[0], dtype=numpy.int32)
     if label_length is None:
         label_length = xp.full(len(labels), labels.shape[1], dtype=numpy.int32)
-    input_length = variable.as_array(input_length)
-    label_length = variable.as_array(label_length)
-    type_check._check_types_forward(
-        _InputTypes(), (input_length, label_length, labels, frames.array))
+    return node(input_length, label_length, labels, frames)
 
+
+def _loss(frames: variable.Variable, labels: Any, input_length: Any, label_length: Any,
+          blank_symbol: int, reduce: str) -> variable.Variable:
+    """The CTC loss of type-checked inputs, by the forward algorithm in log space."""
+    xp = backend.get_array_module(labels)
+    n_frame, n_batch, n_vocabulary = frames.shape
     # The extended path interleaves blanks: blank, t0, blank, t1, ..., blank.
     path = xp.full((n_batch, 2 * labels.shape[1] + 1), blank_symbol, dtype=numpy.int32)
     path[:, 1::2] = labels

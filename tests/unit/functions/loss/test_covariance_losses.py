@@ -7,7 +7,7 @@ import pytest
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.loss.cross_covariance import cross_covariance
-from chainer_compat.functions.loss.decov import decov
+from chainer_compat.functions.loss.decov import DeCov, decov
 from chainer_compat.utils import type_check
 
 
@@ -75,3 +75,13 @@ def test_errors():
         decov(numpy.ones((3, 2), numpy.int32))
     with pytest.raises(type_check.InvalidType):
         cross_covariance(_data((3, 2)), _data((4, 2)))
+
+
+@pytest.mark.parametrize("reduce", ["half_squared_sum", "no"])
+def test_decov_node_called_old_style_keeps_double_backprop(reduce):
+    rng = numpy.random.default_rng(5)
+    h = rng.normal(size=(5, 3))
+    out_shape = () if reduce == "half_squared_sum" else (3, 3)
+    gradient_check.check_double_backward(
+        lambda h: DeCov(reduce)(h), h, rng.normal(size=out_shape), rng.normal(size=h.shape),
+        atol=1e-5, rtol=1e-4)

@@ -9,6 +9,7 @@ from typing import Any
 
 from chainer_compat import link, variable
 from chainer_compat.functions.math.bias import bias
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["Bias"]
 
@@ -42,7 +43,8 @@ class Bias(link.Link):
 
         Raises:
             ValueError: If the number of inputs does not match the link's form: one input when
-                it learns ``b``, two otherwise.
+                it learns ``b``, two otherwise (also an ``AssertionError``, as in Chainer's
+                debug mode).
         """
         if hasattr(self, "b"):
             x, = _unpack(xs, 1, "with a learned b (shape given)")
@@ -52,8 +54,9 @@ class Bias(link.Link):
 
 
 def _unpack(inputs: tuple[Any, ...], count: int, form: str) -> tuple[Any, ...]:
-    # compat: ValueError, the type Chainer's tuple unpacking raises for a wrong count.
+    # compat: Chainer unpacks (ValueError) after a debug-mode assert (AssertionError);
+    # NOTE [bare asserts].
     if len(inputs) != count:
-        raise ValueError(
+        raise AssertValueError(
             f"Bias {form} must be called with {_COUNT_WORDS[count]}, got {len(inputs)}")
     return inputs

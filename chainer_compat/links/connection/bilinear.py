@@ -11,6 +11,7 @@ import numpy
 
 from chainer_compat import backend, initializers, link, variable
 from chainer_compat.functions.connection.bilinear import bilinear
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["Bilinear"]
 
@@ -19,7 +20,8 @@ def _check_array_shape(name: str, value: Any, shape: tuple[int, ...]) -> None:
     """Raises if ``value`` is an array whose shape is not ``shape``; other values pass."""
     is_array = isinstance(value, numpy.ndarray) or backend.is_cupy_array(value)
     if is_array and value.shape != shape:
-        raise ValueError(
+        # compat: a bare assert in Chainer (NOTE [bare asserts]).
+        raise AssertValueError(
             f"{name} must have shape {shape}, got {value.shape}")
 
 
@@ -48,8 +50,8 @@ class Bilinear(link.Link):
             None nor a 3-tuple.
 
     Compat:
-        Chainer reports a wrongly shaped array initializer with a bare ``AssertionError``; this
-        raises ``ValueError`` and names the shape.
+        Chainer reports a wrongly shaped array initializer with a bare ``AssertionError``; the
+        error raised here is both a ``ValueError`` and an ``AssertionError``, and names the shape.
     """
 
     W: variable.Parameter

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from chainer_compat import variable
+from chainer_compat import memory_layouts, variable
 from chainer_compat.functions.connection.convolution_2d import _DETERMINISTIC, convolution_2d
 from chainer_compat.links.connection._conv_base import (
     as_pair,
@@ -46,6 +46,8 @@ class Convolution2D(WeightLink):
     Attributes:
         W: The filter parameter.
         b: The bias parameter, or None when ``nobias`` is True.
+        cudnn_fast: Always False (Chainer's cuDNN channel-last compute mode is not offered).
+        x_layout: The input memory layout the layer expects: None, the standard channel-first one.
 
     Raises:
         ValueError: If ``groups`` does not divide a channel count, or for ``deterministic=``.
@@ -68,6 +70,9 @@ class Convolution2D(WeightLink):
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.groups = int(groups)
+        # compat: Chainer sets these from its cuDNN "cudnn_fast" compute mode, never on here.
+        self.cudnn_fast = False
+        self.x_layout = memory_layouts.CUDNN_CHANNEL_FIRST_X
         self._add_weight(initialW, in_channels)
         self._add_bias(nobias, initial_bias, out_channels)
 

@@ -11,6 +11,7 @@ from typing import Any
 from chainer_compat import link, variable
 from chainer_compat.functions.math.scale import scale
 from chainer_compat.links.connection.bias import Bias
+from chainer_compat.utils._assertions import AssertValueError
 
 __all__ = ["Scale"]
 
@@ -59,18 +60,21 @@ class Scale(link.Chain):
 
         Raises:
             ValueError: If the number of inputs does not match the link's form: one input when
-                it learns ``W``, two otherwise.
+                it learns ``W``, two otherwise (also an ``AssertionError``, as in Chainer's
+                debug mode).
         """
         if hasattr(self, "W"):
-            # compat: ValueError, the type Chainer's tuple unpacking raises for a wrong count.
             if len(xs) != 1:
-                raise ValueError(
+                # compat: Chainer unpacks (ValueError) after a debug-mode assert
+                # (AssertionError); NOTE [bare asserts].
+                raise AssertValueError(
                     f"Scale with a learned W (W_shape given) must be called with one input, got "
                     f"{len(xs)}")
             out = scale(xs[0], self.W, self.axis)
         else:
             if len(xs) != 2:
-                raise ValueError(
+                # compat: as above, NOTE [bare asserts].
+                raise AssertValueError(
                     f"Scale without a learned W (W_shape=None) must be called with two inputs, "
                     f"got {len(xs)}")
             out = scale(xs[0], xs[1], self.axis)

@@ -1,7 +1,9 @@
 """``BinaryHierarchicalSoftmax``: softmax over a vocabulary factored along a binary tree, with
-``create_huffman_tree`` to build the tree from word counts.
+``create_huffman_tree`` to build the tree from word counts, ``TreeParser`` to read its paths and
+``BinaryHierarchicalSoftmaxFunction``, the loss as an old-style Function.
 
-Layer 8: imports backend, configuration, functions, initializers, link, utils and variable.
+Layer 8: imports backend, configuration, device_resident, function, functions, initializers,
+link, utils and variable.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, configuration, initializers, link, variable
-from chainer_compat.device_resident import DeviceResidentsVisitor
+from chainer_compat import backend, configuration, function, initializers, link, utils, variable
+from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
 from chainer_compat.functions.activation.softplus import softplus
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.connection.embed_id import embed_id
@@ -44,6 +46,135 @@ def _paths_of_leaves(tree: Any) -> tuple[dict[Any, list[int]], dict[Any, list[fl
         pending.append((right, path + [node_id], code + [-1.0]))
         pending.append((left, path + [node_id], code + [1.0]))
     return paths, codes, next_node
+
+
+class TreeParser:
+    """Numbers the internal nodes of a tree in preorder and records every leaf's path.
+
+    Args:
+        dtype: Dtype of the branch codes.
+
+    Attributes:
+        paths: After :meth:`parse`, for every word the ``int32`` ids of the internal nodes on
+            its path from the root.
+        codes: After :meth:`parse`, for every word the branch taken at each of those nodes:
+            ``1`` for left, ``-1`` for right.
+    """
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = dtype
+        self.next_id = 0
+        self.paths: dict[Any, numpy.ndarray] = {}
+        self.codes: dict[Any, numpy.ndarray] = {}
+
+    def size(self) -> int:
+        """Returns the number of internal nodes of the last parsed tree."""
+        return self.next_id
+
+    def get_paths(self) -> dict[Any, numpy.ndarray]:
+        """Returns :attr:`paths`."""
+        return self.paths
+
+    def get_codes(self) -> dict[Any, numpy.ndarray]:
+        """Returns :attr:`codes`."""
+        return self.codes
+
+    def parse(self, tree: Any) -> None:
+        """Parses ``tree`` (nested pairs with word ids at the leaves).
+
+        Raises:
+            ValueError: If an internal node does not have exactly two children.
+        """
+        paths, codes, self.next_id = _paths_of_leaves(tree)
+        self.paths = {word: numpy.array(path, numpy.int32) for word, path in paths.items()}
+        self.codes = {word: numpy.array(code, self.dtype) for word, code in codes.items()}
+
+
+class BinaryHierarchicalSoftmaxFunction(DeviceResident, function.Function):
+    """The hierarchical softmax loss of a fixed tree, as an old-style Function.
+
+    Calling it on ``(x, t, W)`` returns the summed loss of :class:`BinaryHierarchicalSoftmax`
+    with weights ``W``; the link itself computes the same loss from differentiable functions.
+
+    Args:
+        tree: The tree, as for :class:`BinaryHierarchicalSoftmax`.
+        dtype: Dtype of :attr:`codes`.
+
+    Attributes:
+        paths: The ``int32`` internal-node ids of every word's path, concatenated in word order.
+        codes: The branch signs (``1`` left, ``-1`` right) aligned with :attr:`paths`.
+        begins: ``int32`` offsets: word ``w``'s path is ``paths[begins[w]:begins[w + 1]]``.
+        parser_size: Number of internal nodes, the rows ``W`` must have.
+    """
+
+    def __init__(self, tree: Any, dtype: Any) -> None:
+        DeviceResident.__init__(self)
+        parser = TreeParser(dtype)
+        parser.parse(tree)
+        paths, codes = parser.get_paths(), parser.get_codes()
+        words = range(max(paths) + 1)
+        self.paths = numpy.concatenate([paths[w] for w in words if w in paths])
+        self.codes = numpy.concatenate([codes[w] for w in words if w in codes])
+        lengths = [len(paths[w]) if w in paths else 0 for w in words]
+        self.begins = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int32)
+        self.parser_size = parser.size()
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(in_types.size() == 3)
+        x_type, t_type, w_type = in_types
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.ndim == 2,
+            t_type.dtype == numpy.int32,
+            t_type.ndim == 1,
+            x_type.shape[0] == t_type.shape[0],
+            w_type.dtype == x_type.dtype,
+            w_type.ndim == 2,
+            w_type.shape[0] == self.parser_size,
+            w_type.shape[1] == x_type.shape[1],
+        )
+
+    def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
+        super().device_resident_accept(visitor)
+        self.paths = visitor.visit_array(self.paths)
+        self.codes = visitor.visit_array(self.codes)
+        self.begins = visitor.visit_array(self.begins)
+
+    def _steps(self, x: Any, t: Any, W: Any) -> tuple[Any, Any, Any, Any]:  # noqa: N803
+        """Returns, for every step of every sample's path, the sample index, the node, the
+        branch sign and the signed score ``sign * (W[node] . x[sample])``."""
+        xp = backend.get_array_module(x)
+        starts = self.begins[t]
+        lengths = self.begins[t + 1] - starts
+        samples = xp.repeat(xp.arange(len(t)), lengths)
+        # Position of each step within its own path, then within the concatenated tables.
+        step_starts = xp.cumsum(lengths) - lengths
+        steps = xp.arange(int(lengths.sum())) - xp.repeat(step_starts, lengths)
+        positions = xp.repeat(starts, lengths) + steps
+        nodes = self.paths[positions]
+        signs = self.codes[positions].astype(x.dtype, copy=False)
+        scores = (W[nodes] * x[samples]).sum(axis=1) * signs
+        return samples, nodes, signs, scores
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, t, W = inputs  # noqa: N806
+        xp = backend.get_array_module(x)
+        _, _, _, scores = self._steps(x, t, W)
+        # log(1 + exp(-score)) summed over every step of every path.
+        return utils.force_array(xp.logaddexp(0, -scores).sum(), x.dtype),
+
+    def backward(self, inputs: tuple[Any, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, t, W = inputs  # noqa: N806
+        gloss, = grad_outputs
+        xp = backend.get_array_module(x)
+        samples, nodes, signs, scores = self._steps(x, t, W)
+        step_grads = -gloss * signs / (1 + xp.exp(scores))
+        gx = xp.zeros_like(x)
+        gW = xp.zeros_like(W)  # noqa: N806
+        utils.add_at(gx, samples, step_grads[:, None] * W[nodes])
+        utils.add_at(gW, nodes, step_grads[:, None] * x[samples])
+        return gx, None, gW
 
 
 class BinaryHierarchicalSoftmax(link.Link):

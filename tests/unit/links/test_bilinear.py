@@ -51,6 +51,18 @@ def test_bad_initializers_raise_value_error(kwargs, match):
         Bilinear(2, 3, 4, **kwargs)
 
 
+@pytest.mark.parametrize("nobias, initialW, initial_bias", [
+    (True, numpy.ones((3, 3, 4)), None),
+    (False, numpy.ones((2, 3, 4)), (numpy.ones((2, 4)), numpy.ones((4, 4)), numpy.ones(4))),
+    (False, numpy.ones((2, 3, 4)), (numpy.ones((2, 4)), numpy.ones((3, 4)), numpy.ones(5))),
+])
+def test_wrongly_shaped_array_initializer_is_also_an_assertion_error(
+        nobias, initialW, initial_bias):
+    # Chainer rejects these with a bare assert, so legacy code may catch AssertionError.
+    with pytest.raises(AssertionError, match="must have shape"):
+        Bilinear(2, 3, 4, nobias, initialW, initial_bias)
+
+
 @pytest.mark.parametrize("nobias", [False, True])
 def test_output_matches_numpy(nobias):
     link = Bilinear(2, 3, 4, nobias=nobias)

@@ -1,5 +1,6 @@
 """BinaryHierarchicalSoftmax: a normalized distribution over the leaves, a loop reference,
-gradients in float64, Huffman trees, errors."""
+gradients in float64, Huffman trees, errors; BinaryHierarchicalSoftmaxFunction against the same
+reference and numerical gradients."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import pytest
 
 import chainer_compat as chainer
 from chainer_compat import gradient_check
-from chainer_compat.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
+from chainer_compat.links.loss.hierarchical_softmax import (
+    BinaryHierarchicalSoftmax,
+    BinaryHierarchicalSoftmaxFunction,
+)
 from chainer_compat.utils import type_check
 
 TREE = ((0, (3, 1)), (2, 4))  # internal nodes in preorder: root 0, (0,(3,1)) 1, (3,1) 2, (2,4) 3
@@ -149,3 +153,40 @@ def test_the_path_tables_move_with_the_link():
     link.device_resident_accept(recorder)
     assert any(array is link._nodes for array in recorder.arrays)
     assert any(array is link._signs for array in recorder.arrays)
+
+
+def test_function_loss_matches_the_recursive_reference():
+    link = _link()
+    x = numpy.random.RandomState(6).normal(size=(3, 3))
+    t = numpy.array([4, 1, 2], numpy.int32)
+    func = BinaryHierarchicalSoftmaxFunction(TREE, numpy.float64)
+    expected = -sum(_leaf_log_probability(TREE, link.W.array, x[i], t[i]) for i in range(3))
+    numpy.testing.assert_allclose(func(x, t, link.W.array).array, expected, rtol=1e-12)
+
+
+def test_function_gradients_match_numerical_ones():
+    W = numpy.random.RandomState(7).normal(size=(4, 3))  # noqa: N806
+    x = numpy.random.RandomState(8).normal(size=(5, 3))
+    t = numpy.array([3, 2, 0, 4, 3], numpy.int32)
+
+    def loss(x, W):  # noqa: N803
+        return BinaryHierarchicalSoftmaxFunction(TREE, numpy.float64)(x, t, W)
+
+    gradient_check.check_backward(loss, (x, W), numpy.array(0.7), dtype=numpy.float64)
+
+
+def test_function_words_missing_from_the_tree_cost_nothing_and_get_no_gradient():
+    func = BinaryHierarchicalSoftmaxFunction((0, (3, 5)), numpy.float32)
+    assert func.begins[1] == func.begins[2] == func.begins[3]
+    x = chainer.Variable(numpy.ones((1, 3), numpy.float32))
+    loss = func(x, numpy.array([4], numpy.int32), numpy.ones((2, 3), numpy.float32))
+    loss.backward()
+    assert float(loss.array) == 0
+    numpy.testing.assert_array_equal(x.grad, numpy.zeros((1, 3), numpy.float32))
+
+
+def test_function_rejects_w_of_another_tree():
+    func = BinaryHierarchicalSoftmaxFunction(TREE, numpy.float32)
+    with pytest.raises(type_check.InvalidType):
+        func(numpy.ones((2, 3), numpy.float32), numpy.zeros(2, numpy.int32),
+             numpy.ones((5, 3), numpy.float32))

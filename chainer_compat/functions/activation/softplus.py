@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
@@ -21,6 +23,15 @@ def _logistic(x: Any) -> Any:
     return xp.tanh(x * half) * half + half
 
 
+def _times_beta(x: Any, beta: float) -> Any:
+    """``beta * x`` in ``x``'s dtype, or in float64 for a 0-d NumPy ``x``."""
+    if x.ndim == 0 and type(x) is numpy.ndarray:
+        # compat: NumPy 1, under Chainer, multiplies a 0-d array by a Python float in float64
+        # (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+        return numpy.array(float(x) * beta)
+    return x * x.dtype.type(beta)
+
+
 class Softplus(FloatActivation):
     """Softplus with sharpness ``beta``."""
 
@@ -32,10 +43,10 @@ class Softplus(FloatActivation):
         x, = inputs
         self.retain_inputs((0,))
         xp = backend.get_array_module(x)
-        scaled = x * x.dtype.type(self.beta)
+        scaled = _times_beta(x, self.beta)
         # max(t, 0) + log1p(exp(-|t|)) equals log(1 + exp(t)) and never overflows.
         y = (xp.maximum(scaled, 0) + xp.log1p(xp.exp(-xp.abs(scaled)))) * \
-            x.dtype.type(self.beta_inv)
+            scaled.dtype.type(self.beta_inv)
         return utils.force_array(y, x.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
@@ -56,7 +67,19 @@ class SoftplusGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        return utils.force_array(gy * _logistic(x * x.dtype.type(self.beta)), gy.dtype),
+        if type(x) is not numpy.ndarray:  # on the device, the tanh form: exact in the tails
+            return utils.force_array(gy * _logistic(x * x.dtype.type(self.beta)), gy.dtype),
+        # compat: 1 - 1 / (1 + exp(beta x)), Chainer's CPU formula, whose rounding gives 0 where
+        # beta x < -17 in float32 (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py); exp's overflow to inf gives exactly 1.
+        gx = _times_beta(x, self.beta)
+        with numpy.errstate(over="ignore"):
+            numpy.exp(gx, out=gx)
+        gx += 1
+        numpy.reciprocal(gx, out=gx)
+        numpy.subtract(1, gx, out=gx)
+        gx *= gy
+        return utils.force_array(gx, gy.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()

@@ -12,6 +12,7 @@ from typing import Any
 
 from chainer_compat import variable
 from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.exponential import exp
 from chainer_compat.functions.math.sum import sum as _sum
 
@@ -22,7 +23,12 @@ def _reduce(loss: variable.Variable, reduce: str) -> variable.Variable:
     if reduce == "sum":
         return _sum(loss)
     if reduce == "mean":
-        return _sum(loss) * (1.0 / max(loss.size, 1))
+        if loss.size == 0:
+            return _sum(loss)
+        # compat: NumPy's mean (a sum divided by the count), as Chainer's average takes it, not
+        # the sum times 1 / count (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py).
+        return _mean(loss)
     return loss
 
 

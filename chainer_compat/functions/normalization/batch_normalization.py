@@ -2,7 +2,7 @@
 ``fixed_batch_normalization`` (given statistics), with their gradients.
 
 Layer 5: imports backend, utils, variable, function_node, type_check, ``functions.array.cast``,
-``functions.math.sum`` and ``functions.connection.linear``.
+``functions.math`` (sum, average, sqrt) and ``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
+from chainer_compat.functions.math.average import average as _mean
+from chainer_compat.functions.math.sqrt import sqrt as _sqrt
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
 from chainer_compat.variable import Variable, _new_unlinked_variable
@@ -97,6 +99,20 @@ def _warn_single_entry_statistics(x_shape: tuple[int, ...], axis: tuple[int, ...
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
+def _normalize(xp: Any, x: Any, mean: Any, inv_std: Any, gamma: Any, beta: Any) -> Any:
+    """``(x - mean) * inv_std * gamma + beta``, the statistics and parameters expanded to
+    broadcast against ``x``; in the promoted dtype, not yet cast to ``x``'s."""
+    if xp is not numpy:
+        return (x - mean) * (gamma * inv_std) + beta
+    # compat: Chainer's CPU order, one product at a time (NOTE [Chainer's rounding] in
+    # functions/loss/softmax_cross_entropy.py); one pass more than folding gamma into inv_std.
+    y = x - mean
+    y *= inv_std
+    y *= gamma
+    y += beta
+    return y
+
+
 class BatchNormalization(FunctionNode):
     """Batch normalization with the batch's statistics. Use :func:`batch_normalization`.
 
@@ -140,14 +156,15 @@ class BatchNormalization(FunctionNode):
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         # Mixed precision: a float16 x with float32 parameters is normalized in float32.
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        # The sums behind the statistics run in float32 at least (NumPy's own float16 rule, so
-        # Chainer's CPU results): float16 sums of a large batch overflow to inf.
+        # The sums behind the statistics run in float32 at least. Chainer's CPU code sums a
+        # float16 batch in float16, which saturates (the mean of 4,000 values near 3 comes out
+        # 2.5) and overflows to inf from a few thousand values on; ours does not follow it there.
         mean = x.mean(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
         var = x.var(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
         inv_std = xp.reciprocal(xp.sqrt(var + dtype.type(self.eps)))
-        scale = gamma.astype(dtype, copy=False) * inv_std
-        y = (x - mean.reshape(shape)) * scale.reshape(shape) + beta.astype(
-            dtype, copy=False).reshape(shape)
+        y = _normalize(xp, x, mean.reshape(shape), inv_std.reshape(shape),
+                       gamma.astype(dtype, copy=False).reshape(shape),
+                       beta.astype(dtype, copy=False).reshape(shape))
         if self.running_mean is not None:
             count = x.size // gamma.size
             unbiased = count / max(count - 1.0, 1.0)
@@ -171,10 +188,12 @@ class BatchNormalization(FunctionNode):
         count = x.size // gamma.size
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         x_wide, gamma_wide, gy_wide = (_cast(v, dtype) for v in (x, gamma, gy))
-        mean = _sum(x_wide, axis=axis, keepdims=True) * (1.0 / count)
+        # The forward's statistics recomputed with its rounding (NumPy's mean and var divide
+        # sums by the count), so that the first-order gradients equal the array path's.
+        mean = _mean(x_wide, axis=axis, keepdims=True)
         centered = x_wide - mean
-        var = _sum(centered * centered, axis=axis, keepdims=True) * (1.0 / count)
-        inv_std = (var + self.eps) ** -0.5
+        var = _mean(centered * centered, axis=axis, keepdims=True)
+        inv_std = 1.0 / _sqrt(var + self.eps)
         normalized = centered * inv_std
         g_beta = _sum(gy_wide, axis=axis)
         g_gamma = _sum(gy_wide * normalized, axis=axis)
@@ -195,21 +214,27 @@ class BatchNormalization(FunctionNode):
         """The gradients of :meth:`backward` on arrays, from the forward's statistics."""
         x_array, gamma_array, gy_array = x.array, gamma.array, gy.array
         axis = self._reduction_axis
-        dtype = numpy.promote_types(x_array.dtype, gamma_array.dtype)
         count = x_array.size // gamma_array.size
         shape = _expanded_shape(x_array.shape, _kept_axis(x_array.ndim, axis))
         inv_std = self.inv_std.reshape(shape)
-        normalized = (x_array - self.mean.reshape(shape)) * inv_std
-        g_beta = gy_array.sum(axis=axis, dtype=dtype)
-        g_gamma = (gy_array * normalized).sum(axis=axis, dtype=dtype)
+        normalized = x_array - self.mean.reshape(shape)
+        normalized *= inv_std
+        # compat: Chainer sums in gamma's dtype and scales by 1/m rounded to it (NOTE
+        # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+        g_beta = gy_array.sum(axis=axis, dtype=gamma_array.dtype)
+        g_gamma = (gy_array * normalized).sum(axis=axis, dtype=gamma_array.dtype)
         x_wants, gamma_wants, gy_wants = (
             v._node._requires_grad for v in (x, gamma, gy))
         grads: list[Variable] = []
         if 0 in indexes:
-            projection = (normalized * g_gamma.reshape(shape) + g_beta.reshape(shape)) * (
-                dtype.type(1.0 / count))
-            gx = gamma_array.astype(dtype, copy=False).reshape(shape) * inv_std * (
-                gy_array - projection)
+            # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order and
+            # in place: one new array besides normalized.
+            gx = normalized * g_gamma.reshape(shape)
+            gx += g_beta.reshape(shape)
+            gx *= gamma_array.dtype.type(1.0 / count)
+            xp = backend.get_array_module(gx)
+            xp.subtract(gy_array, gx, out=gx)
+            gx *= (gamma_array * self.inv_std).reshape(shape)
             grads.append(_new_unlinked_variable(
                 gx.astype(x_array.dtype, copy=False), x_wants or gamma_wants or gy_wants))
         if 1 in indexes:
@@ -256,8 +281,9 @@ class FixedBatchNormalization(FunctionNode):
         axis = _statistics_axis(x.ndim, gamma.ndim, self.axis)
         self.axis = self._reduction_axis = axis
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
-        inv_std = xp.reciprocal(xp.sqrt(var + var.dtype.type(self.eps)))
-        y = (x - mean.reshape(shape)) * (gamma * inv_std).reshape(shape) + beta.reshape(shape)
+        _, inv_std = _fixed_inverses(xp, var, self.eps)
+        y = _normalize(xp, x, mean.reshape(shape), inv_std.reshape(shape),
+                       gamma.reshape(shape), beta.reshape(shape))
         return y.astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple[int, ...],
@@ -272,7 +298,8 @@ class FixedBatchNormalization(FunctionNode):
         # NOTE [batch normalization gradients]: the differentiable path.
         dtype = gamma.dtype
         x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
-        inv_std = (var + self.eps) ** -0.5
+        inv_var = 1.0 / (var + self.eps)  # as _fixed_inverses rounds it
+        inv_std = _sqrt(inv_var)
         scale = gamma * inv_std
         grads: list[Any] = []
         if 0 in indexes:
@@ -289,7 +316,7 @@ class FixedBatchNormalization(FunctionNode):
         if 3 in indexes:
             grads.append(-scale * g_beta)
         if 4 in indexes:
-            grads.append(-0.5 * scale * inv_std * g_gamma)
+            grads.append((inv_var * -0.5) * (gamma * g_gamma))  # as the array path's
         return tuple(grads)
 
 
@@ -299,22 +326,26 @@ def _fixed_gradients_without_nodes(indexes: tuple[int, ...], x: Variable, gamma:
                                    eps: float) -> tuple[Variable, ...]:
     """The gradients of :meth:`FixedBatchNormalization.backward` on arrays."""
     xp = backend.get_array_module(x.array)
-    gamma_array, var_array, gy_array = gamma.array, var.array, gy.array
+    x_array, gamma_array, gy_array = x.array, gamma.array, gy.array
     dtype = gamma_array.dtype
-    inv_std = xp.reciprocal(xp.sqrt(var_array + dtype.type(eps)))
+    inv_var, inv_std = _fixed_inverses(xp, var.array, eps)
     scale = gamma_array * inv_std
     x_wants, gamma_wants, mean_wants, var_wants, gy_wants = (
         v._node._requires_grad for v in (x, gamma, mean, var, gy))
     statistics_wants = gamma_wants or var_wants or gy_wants
     grads: list[Variable] = []
     if 0 in indexes:
-        gx = (gy_array * scale.reshape(shape)).astype(x.array.dtype, copy=False)
+        gx = (gy_array * scale.reshape(shape)).astype(x_array.dtype, copy=False)
         grads.append(_new_unlinked_variable(gx, statistics_wants))
     g_beta = gy_array.sum(axis=axis, dtype=dtype)
     g_gamma = None
     if 1 in indexes or 4 in indexes:
-        normalized = (x.array - mean.array.reshape(shape)) * inv_std.reshape(shape)
-        g_gamma = (gy_array * normalized).sum(axis=axis, dtype=dtype)
+        normalized = x_array - mean.array.reshape(shape)
+        normalized *= inv_std.reshape(shape)
+        normalized *= gy_array
+        # compat: summed in the product's dtype, as Chainer sums it (NOTE [Chainer's
+        # rounding] in functions/loss/softmax_cross_entropy.py).
+        g_gamma = normalized.sum(axis=axis).astype(dtype, copy=False)
     moments_wants = x_wants or mean_wants or statistics_wants
     if 1 in indexes:
         grads.append(_new_unlinked_variable(g_gamma, moments_wants))
@@ -323,9 +354,20 @@ def _fixed_gradients_without_nodes(indexes: tuple[int, ...], x: Variable, gamma:
     if 3 in indexes:
         grads.append(_new_unlinked_variable(-scale * g_beta, statistics_wants))
     if 4 in indexes:
+        # compat: (-1/2 / (var + eps)) (gamma g_gamma), Chainer's grouping (NOTE [Chainer's
+        # rounding]).
         grads.append(_new_unlinked_variable(
-            dtype.type(-0.5) * scale * inv_std * g_gamma, moments_wants))
+            (inv_var * dtype.type(-0.5)) * (gamma_array * g_gamma), moments_wants))
     return tuple(grads)
+
+
+def _fixed_inverses(xp: Any, var: Any, eps: float) -> tuple[Any, Any]:
+    """``1 / (var + eps)`` and its square root, the inverse standard deviation."""
+    # compat: the square root of the reciprocal (not the reciprocal of the square root, which
+    # batch_normalization takes), as Chainer computes it (NOTE [Chainer's rounding] in
+    # functions/loss/softmax_cross_entropy.py).
+    inv_var = xp.reciprocal(var + var.dtype.type(eps))
+    return inv_var, xp.sqrt(inv_var)
 
 
 def batch_normalization(x: Any, gamma: Any, beta: Any, **kwargs: Any) -> variable.Variable:

@@ -1,6 +1,7 @@
 """``layer_normalization``: standardizes each sample over its units, then scales and shifts.
 
-Layer 5: imports backend, utils, variable, function_node, type_check and ``functions.math``.
+Layer 5: imports backend, utils, variable, function_node, type_check, ``functions.math`` and
+``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.utils import type_check
+from chainer_compat.variable import Variable, _new_unlinked_variable
 
 
 class LayerNormalization(FunctionNode):
@@ -46,36 +49,89 @@ class LayerNormalization(FunctionNode):
         self.retain_inputs((0, 1))
         x, gamma, beta = inputs
         xp = backend.get_array_module(x)
+        # compat: Chainer's order, one operation at a time (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py): the centered x times the reciprocal of the
+        # standard deviation, then gamma, then beta.
         centered = x - x.mean(axis=1, keepdims=True)
         variance = xp.square(centered).mean(axis=1, keepdims=True)
-        normalized = centered / xp.sqrt(variance + x.dtype.type(self.eps))
-        return utils.force_array(normalized * gamma + beta, x.dtype),
+        inv_std = xp.reciprocal(xp.sqrt(variance + x.dtype.type(self.eps)))
+        centered *= inv_std
+        centered *= gamma
+        centered += beta
+        return utils.force_array(centered, x.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.math.average import average as _mean
+        from chainer_compat.functions.math.sqrt import sqrt
+        from chainer_compat.functions.math.square import square
         from chainer_compat.functions.math.sum import sum as _sum
 
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
+        if _may_skip_gradient_nodes(gy):
+            return self._gradients_without_nodes(indexes, x, gamma, gy)
         units = 1.0 / x.shape[1]
         # Recomputed from Variables so that the gradient is differentiable again.
-        centered = x - _sum(x, axis=1, keepdims=True) * units
-        variance = _sum(centered * centered, axis=1, keepdims=True) * units
-        inv_std = (variance + self.eps) ** -0.5
-        normalized = centered * inv_std
+        # compat: the chain rule through each step of the forward in turn, as Chainer writes
+        # it, so that the gradients round as Chainer's (NOTE [Chainer's rounding]).
+        centered = x - _mean(x, axis=1, keepdims=True)
+        variance_plus_eps = _mean(square(centered), axis=1, keepdims=True) + self.eps
+        inv_std = 1.0 / sqrt(variance_plus_eps)
         grads: list[Any] = []
         if 0 in indexes:
             g_normalized = gy * gamma
-            mean_g = _sum(g_normalized, axis=1, keepdims=True) * units
-            mean_g_projection = _sum(g_normalized * normalized, axis=1, keepdims=True) * units
-            grads.append(inv_std * (g_normalized - mean_g - normalized * mean_g_projection))
+            g_inv_std = _sum(g_normalized * centered, axis=1, keepdims=True)
+            g_variance = g_inv_std * (-1.0 / variance_plus_eps) * 0.5 * inv_std
+            # Through the centered x directly and through the variance, then the mean.
+            g_centered = g_normalized * inv_std + g_variance * units * 2 * centered
+            g_mean = _sum(g_centered, axis=1, keepdims=True) * -1.0
+            grads.append(g_centered + g_mean * units)
         shared = gamma.shape != (x.shape[1],)  # one gamma and one beta for every unit
         if 1 in indexes:
-            g_gamma = _sum(gy * normalized, axis=0)
+            g_gamma = _sum(gy * (centered * inv_std), axis=0)
             grads.append(_sum(g_gamma, axis=0, keepdims=True) if shared else g_gamma)
         if 2 in indexes:
             g_beta = _sum(gy, axis=0)
             grads.append(_sum(g_beta, axis=0, keepdims=True) if shared else g_beta)
+        return tuple(grads)
+
+    def _gradients_without_nodes(self, indexes: tuple[int, ...], x: Variable, gamma: Variable,
+                                 gy: Variable) -> tuple[Variable, ...]:
+        """The gradients of :meth:`backward` on arrays, with the same operations in the same
+        order, a few of them in place (NOTE [gradients without a node] in
+        functions/connection/linear.py)."""
+        x_array, gamma_array, gy_array = x.array, gamma.array, gy.array
+        xp = backend.get_array_module(x_array)
+        scalar = x_array.dtype.type
+        units = scalar(1.0 / x_array.shape[1])
+        centered = x_array - x_array.mean(axis=1, keepdims=True)
+        variance_plus_eps = xp.square(centered).mean(axis=1, keepdims=True) + scalar(self.eps)
+        inv_std = xp.reciprocal(xp.sqrt(variance_plus_eps))
+        x_wants, gamma_wants, gy_wants = (v._node._requires_grad for v in (x, gamma, gy))
+        grads: list[Variable] = []
+        if 0 in indexes:
+            g_centered = gy_array * gamma_array
+            g_inv_std = (g_centered * centered).sum(axis=1, keepdims=True)
+            g_variance = g_inv_std * (scalar(-1.0) / variance_plus_eps) * scalar(0.5) * inv_std
+            g_centered *= inv_std
+            g_centered += g_variance * units * scalar(2) * centered
+            g_mean = g_centered.sum(axis=1, keepdims=True) * scalar(-1.0)
+            g_centered += g_mean * units
+            grads.append(_new_unlinked_variable(g_centered, x_wants or gamma_wants or gy_wants))
+        shared = gamma_array.shape != (x_array.shape[1],)
+        if 1 in indexes:
+            centered *= inv_std
+            centered *= gy_array
+            g_gamma = centered.sum(axis=0)
+            if shared:
+                g_gamma = g_gamma.sum(axis=0, keepdims=True)
+            grads.append(_new_unlinked_variable(g_gamma, x_wants or gy_wants))
+        if 2 in indexes:
+            g_beta = gy_array.sum(axis=0)
+            if shared:
+                g_beta = g_beta.sum(axis=0, keepdims=True)
+            grads.append(_new_unlinked_variable(g_beta, gy_wants))
         return tuple(grads)
 
 

@@ -87,13 +87,16 @@ def _lstm_grad_arrays(c_prev: Any, x: Any, c_next: Any, gc: Any,
 
     gx = xp.empty_like(x)
     ga, gi, gf, go = split_gates(gx)
+    # compat: each product groups the activation's derivative as Chainer's CPU code does, so
+    # the gradients round as Chainer's (NOTE [Chainer's rounding] in
+    # functions/loss/softmax_cross_entropy.py).
     ga[...] = gc_total * sig_i * (1 - tanh_a * tanh_a)
-    gi[...] = gc_total * tanh_a * sig_i * (1 - sig_i)
-    gf[...] = gc_total * c_prev[:batch] * sig_f * (1 - sig_f)
+    gi[...] = gc_total * tanh_a * (sig_i * (1 - sig_i))
+    gf[...] = gc_total * c_prev[:batch] * (sig_f * (1 - sig_f))
     if gh is None:
         go[...] = 0
     else:
-        go[...] = gh * tanh_c * sig_o * (1 - sig_o)
+        go[...] = gh * tanh_c * (sig_o * (1 - sig_o))
     gc_total *= sig_f
     # Rows past x's batch passed through unchanged, and so do their gradients.
     if gc is None:

@@ -6,6 +6,7 @@ Layer 1: imports backend; cuda only inside ``to_gpu``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from chainer_compat import backend
@@ -34,19 +35,55 @@ class DeviceResidentsVisitor:
         raise NotImplementedError(f"{type(self).__name__} must implement visit_variable(param)")
 
 
+# NOTE [overridden to_cpu and to_gpu]
+# compat: before Chainer v7, a link that owned arrays of its own moved them by overriding to_cpu
+# or to_gpu, and Chainer 7 still honours that: when a move reaches an object whose class
+# overrides the method that names the move (to_cpu for the host, to_gpu for a GPU, whether the
+# move began as to_device or as that method), the move calls the override, which moves the
+# object itself. The object the move began with is not called again (its override is what is
+# running). to_cpu, to_gpu and to_intel64 also warn that they are deprecated, as in Chainer.
+_TO_METHODS = ("to_cpu", "to_gpu", "to_intel64")
+
+
+def _overrides(device_resident: DeviceResident, method: str) -> bool:
+    return getattr(type(device_resident), method) is not getattr(DeviceResident, method)
+
+
+def _method_for(device: backend.Device) -> tuple[str | None, dict[str, Any]]:
+    """The deprecated method a move to ``device`` corresponds to, and its arguments."""
+    if isinstance(device, backend.GpuDevice):
+        return "to_gpu", {"device": device.device}
+    if isinstance(device, backend.CpuDevice):
+        return "to_cpu", {}
+    return None, {}
+
+
 class _ToDevice(DeviceResidentsVisitor):
     """Moves everything it visits to ``device``; with ``keep_gpu_arrays``, arrays already on a
-    GPU stay where they are (Chainer's ``to_gpu``)."""
+    GPU stay where they are (Chainer's ``to_gpu``).
 
-    def __init__(self, device: backend.Device, keep_gpu_arrays: bool) -> None:
+    ``entry`` is the deprecated method (name and arguments) the move began as, if any, and
+    ``start`` the object it began with (NOTE [overridden to_cpu and to_gpu]).
+    """
+
+    def __init__(self, device: backend.Device, keep_gpu_arrays: bool,
+                 entry: tuple[str, dict[str, Any]] | None = None,
+                 start: DeviceResident | None = None) -> None:
         self._device = device
         self._keep_gpu_arrays = keep_gpu_arrays
+        self._entry = entry
+        self._start = start
 
     def _stays(self, array: Any) -> bool:
         return self._keep_gpu_arrays and backend.is_cupy_array(array)
 
     def visit_device_resident(self, device_resident: DeviceResident) -> None:
         device_resident._device = self._device
+        if device_resident is self._start:
+            return
+        method, kwargs = self._entry if self._entry is not None else _method_for(self._device)
+        if method is not None and _overrides(device_resident, method):
+            getattr(device_resident, method)(**kwargs)
 
     def visit_array(self, arr: Any) -> Any:
         return arr if self._stays(arr) else self._device.send(arr)
@@ -98,14 +135,22 @@ class DeviceResident:
         return self
 
     def to_cpu(self) -> Any:
-        """Moves the arrays and Variables this object owns to the host; returns self."""
-        self.device_resident_accept(_ToDevice(backend.CpuDevice(), False))
+        """Moves the arrays and Variables this object owns to the host; returns self.
+
+        Deprecated, as in Chainer 7: use ``to_device('@numpy')``. A descendant whose class
+        overrides ``to_cpu`` has its override called (NOTE [overridden to_cpu and to_gpu]).
+        """
+        _warn_deprecated("to_cpu", "@numpy")
+        self.device_resident_accept(
+            _ToDevice(backend.CpuDevice(), False, ("to_cpu", {}), self))
         return self
 
     def to_gpu(self, device: Any = None) -> Any:
         """Moves the arrays and Variables this object owns to a CUDA device; returns self.
 
-        Arrays already on some GPU stay where they are, as in Chainer.
+        Arrays already on some GPU stay where they are, as in Chainer. Deprecated, as in
+        Chainer 7: use ``to_device('@cupy:N')``. A descendant whose class overrides ``to_gpu``
+        has its override called (NOTE [overridden to_cpu and to_gpu]).
 
         Args:
             device: Device ID or specifier; None means the current CUDA device.
@@ -115,13 +160,16 @@ class DeviceResident:
         """
         from chainer_compat.backends import cuda  # optional backend, loaded on use
 
+        _warn_deprecated("to_gpu", "@cupy:N")
         cuda.check_cuda_available()
         cuda_device = cuda._cuda_device_or_current(device)
-        self.device_resident_accept(_ToDevice(backend.GpuDevice(cuda_device), True))
+        self.device_resident_accept(_ToDevice(
+            backend.GpuDevice(cuda_device), True, ("to_gpu", {"device": cuda_device}), self))
         return self
 
     def to_intel64(self) -> Any:
         """Raises: iDeep is not supported by chainer_compat."""
+        _warn_deprecated("to_intel64", "@intel64")
         raise RuntimeError(
             "to_intel64 must not be used: chainer_compat does not support iDeep; the CPU "
             "device ('@numpy', to_cpu()) runs the same code")
@@ -135,3 +183,9 @@ class DeviceResident:
     def from_chx(self) -> Any:
         """Returns self: without ChainerX, nothing ever lives there."""
         return self
+
+
+def _warn_deprecated(method: str, device: str) -> None:
+    # compat: Chainer's wording, which tests and log filters match on.
+    warnings.warn(f"{method} is deprecated. Please use to_device('{device}') instead.",
+                  DeprecationWarning, stacklevel=3)

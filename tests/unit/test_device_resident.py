@@ -134,3 +134,43 @@ def test_unsupported_backends_say_so():
         DeviceResident().to_intel64()
     resident = DeviceResident()
     assert resident.from_chx() is resident
+
+
+class _MovesItsTableInToGpu(chainer_compat.Link):
+    """A pre-v7 link: moves an array of its own by overriding to_gpu."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = numpy.arange(3)
+        self.to_gpu_devices = []
+
+    def to_gpu(self, device=None):
+        self.to_gpu_devices.append(device)
+        super().to_gpu(device)
+        self.table = backend.GpuDevice.from_device_id(0).send(self.table)
+        return self
+
+
+def test_a_move_to_a_gpu_calls_an_overridden_to_gpu_of_a_descendant(cupy):
+    child = _MovesItsTableInToGpu()
+    parent = chainer_compat.Sequential(child)
+    with pytest.warns(DeprecationWarning, match="to_gpu is deprecated"):
+        parent.to_device("@cupy:0")
+    assert len(child.to_gpu_devices) == 1
+    assert child.to_gpu_devices[0].id == 0
+    assert isinstance(child.table, cupy.ndarray)
+    assert child.device == backend.GpuDevice.from_device_id(0)
+
+
+def test_a_descendant_without_overrides_is_moved_by_the_visitor_alone():
+    calls = []
+
+    class Plain(chainer_compat.Link):
+        def device_resident_accept(self, visitor):
+            calls.append(type(visitor).__name__)
+            super().device_resident_accept(visitor)
+
+    parent = chainer_compat.Sequential(Plain())
+    with pytest.warns(DeprecationWarning):
+        parent.to_cpu()
+    assert calls == ["_ToDevice"]

@@ -20,13 +20,15 @@ from chainer_compat.functions.math.logsumexp import logsumexp
 from chainer_compat.functions.math.minmax import argmax
 from chainer_compat.functions.math.minmax import max as max_of
 from chainer_compat.functions.math.sum import sum as sum_all
+from chainer_compat.utils._assertions import AssertValueError
 
 
 def _check_labels(cost: Any, xs: Any) -> None:
     if len(xs) == 0:  # xs may be a (T, B, K) array as well as a list
         raise ValueError("xs of crf1d must hold at least one time step, got an empty sequence")
     if xs[0].shape[1] != cost.shape[0]:
-        raise ValueError(
+        # compat: Chainer asserts this; the error is both of the types code may catch.
+        raise AssertValueError(
             f"xs[0].shape[1] of crf1d must equal the number of labels cost.shape[0] = "
             f"{cost.shape[0]}, got {xs[0].shape[1]}")
 

@@ -549,7 +549,7 @@ def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
             "Treating a variable with only one element as a scalar in Variable.backward is "
             "deprecated. A scalar variable must be a 0-dimensional array. Apply "
             "chainer.functions.squeeze to obtain a scalar variable.", DeprecationWarning,
-            stacklevel=4)
+            stacklevel=1)
     xp = backend.get_array_module(array)
     ones = xp.ones_like(array)
     if loss_scale is not None:

@@ -188,4 +188,4 @@ class DeviceResident:
 def _warn_deprecated(method: str, device: str) -> None:
     # compat: Chainer's wording, which tests and log filters match on.
     warnings.warn(f"{method} is deprecated. Please use to_device('{device}') instead.",
-                  DeprecationWarning, stacklevel=3)
+                  DeprecationWarning, stacklevel=1)

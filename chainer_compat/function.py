@@ -587,7 +587,7 @@ class Function:
         """
         if retain_after_backward:
             warnings.warn("retain_after_backward option has no effect", DeprecationWarning,
-                          stacklevel=2)
+                          stacklevel=1)
         self.node.retain_outputs(indexes)
 
     # ----------------------------------------------------------------------------- backward

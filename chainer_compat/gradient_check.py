@@ -303,7 +303,7 @@ def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
     # compat: Chainer 7 warns here and forwards to testing.assert_allclose.
     warnings.warn(
         "chainer.gradient_check.assert_allclose is deprecated. "
-        "Use chainer.testing.assert_allclose instead.", DeprecationWarning, stacklevel=2)
+        "Use chainer.testing.assert_allclose instead.", DeprecationWarning, stacklevel=1)
     _assert_allclose(x, y, atol, rtol, verbose)
 
 

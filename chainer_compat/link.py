@@ -369,7 +369,7 @@ class Link(DeviceResident):
     def _device_id(self) -> int | None:
         warnings.warn(
             "Link._device_id is left only for backward compatibility and likely to be "
-            "removed. Use Link.device instead.", DeprecationWarning, stacklevel=2)
+            "removed. Use Link.device instead.", DeprecationWarning, stacklevel=1)
         device = self._device
         return device.device.id if isinstance(device, backend.GpuDevice) else None
 
@@ -510,7 +510,7 @@ class Link(DeviceResident):
     def zerograds(self) -> None:
         """Fills every gradient with zeros (deprecated: use :meth:`cleargrads`)."""
         warnings.warn("Link.zerograds is deprecated. Use Link.cleargrads instead.",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=1)
         for param in self.params():
             param.zerograd()
 

@@ -691,7 +691,7 @@ class GradientMethod(Optimizer):
         Deprecated in Chainer v2: :meth:`update` already uses ``cleargrads``.
         """
         warnings.warn("GradientMethod.use_cleargrads is deprecated.", DeprecationWarning,
-                      stacklevel=2)
+                      stacklevel=1)
         self._use_cleargrads = use
 
     def create_update_rule(self) -> UpdateRule:
@@ -714,7 +714,7 @@ class GradientMethod(Optimizer):
 
 def _warn_moved(name: str) -> None:
     warnings.warn(f"chainer.optimizer.{name} is deprecated from v4. "
-                  f"Use chainer.optimizer_hooks.{name} instead.", DeprecationWarning, stacklevel=3)
+                  f"Use chainer.optimizer_hooks.{name} instead.", DeprecationWarning, stacklevel=1)
 
 
 # compat: Chainer keeps these v3 names in chainer.optimizer, warning on construction.

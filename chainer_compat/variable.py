@@ -711,7 +711,7 @@ class Variable:
     def zerograd(self) -> None:
         """Fills the gradient with zeros (deprecated in Chainer: use :meth:`cleargrad`)."""
         warnings.warn("Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=1)
         if self._array is None:
             return
         grad_var = self._grad_var
@@ -1105,7 +1105,7 @@ class Parameter(Variable):
         """Fills the gradient with zeros, now or at initialization."""
         # Chainer warns here for initialized and uninitialized Parameters alike.
         warnings.warn("Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=1)
         self._validate_grad()
         if self._array is None:
             from chainer_compat import initializers  # see __init__

@@ -243,7 +243,7 @@ def get_device(*args: Any) -> Any:
     Returns :data:`DummyDevice` when no argument names a GPU.
     """
     warnings.warn("get_device is deprecated. Please use get_device_from_id or "
-                  "get_device_from_array instead.", DeprecationWarning, stacklevel=2)
+                  "get_device_from_array instead.", DeprecationWarning, stacklevel=1)
     cupy = sys.modules.get("cupy")
     for arg in args:
         if backend._is_integer(arg):
@@ -297,7 +297,7 @@ def to_gpu(array: Any, device: Any = None, stream: Any = None) -> Any:
     """
     if stream is not None:
         warnings.warn("The stream option is deprecated in chainer.backends.cuda.to_gpu. "
-                      "Please remove it.", DeprecationWarning, stacklevel=2)
+                      "Please remove it.", DeprecationWarning, stacklevel=1)
     target = _cuda_device_or_current(device)
     return backend._convert_arrays(
         array, lambda item: backend._array_to_gpu(item, target, stream))

@@ -176,7 +176,7 @@ def get_cross_validation_datasets(dataset: Any, n_folds: int | None = None,
     """
     if "n_fold" in kwargs:
         warnings.warn("Argument `n_fold` is deprecated. Please use `n_folds` instead",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=1)
         n_folds = kwargs["n_fold"]
     if n_folds is None:
         raise TypeError("n_folds must be a positive int, got None")
@@ -213,7 +213,7 @@ def get_cross_validation_datasets_random(dataset: Any, n_folds: int, seed: int |
     """
     if "n_fold" in kwargs:
         warnings.warn("Argument `n_fold` is deprecated. Please use `n_folds` instead",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=1)
         n_folds = kwargs["n_fold"]
     order = numpy.random.RandomState(seed).permutation(len(dataset))
     return get_cross_validation_datasets(dataset, n_folds, order)

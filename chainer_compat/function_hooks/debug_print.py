@@ -35,7 +35,7 @@ class PrintHook(FunctionHook):
                  flush: bool = True) -> None:
         if sep is not None:
             warnings.warn("sep argument in chainer.function_hooks.PrintHook is deprecated.",
-                          DeprecationWarning, stacklevel=2)
+                          DeprecationWarning, stacklevel=1)
         self.sep = sep  # compat: kept as an attribute because Chainer documented it
         self.end = end
         self.file = file

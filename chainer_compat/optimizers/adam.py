@@ -66,7 +66,7 @@ class _StepSize:
         owner = self._lr_owner
         warnings.warn(f"{owner}.lr has been renamed to AdamRule.alpha_t. "
                       f"Use of {owner}.lr is deprecated in Chainer v6.", DeprecationWarning,
-                      stacklevel=2)
+                      stacklevel=1)
         return self.alpha_t
 
 

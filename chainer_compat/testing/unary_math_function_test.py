@@ -117,7 +117,7 @@ def unary_math_function_unittest(
             def make_data(shape: tuple[int, ...], dtype: Any) -> tuple[Any, ...]:
                 return _default_data(shape, dtype)[:2]
     if is_linear is not None:
-        warnings.warn("is_linear option is deprecated", DeprecationWarning, stacklevel=2)
+        warnings.warn("is_linear option is deprecated", DeprecationWarning, stacklevel=1)
     reference = func_expected
     data_maker = make_data
 

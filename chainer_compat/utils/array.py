@@ -25,7 +25,7 @@ def as_vec(x: Any) -> Any:
     """
     warnings.warn(
         "chainer.utils.array.as_vec is deprecated. Please refer to numpy.ravel or other array "
-        "backend functions to flatten ndarrays.", DeprecationWarning, stacklevel=2)
+        "backend functions to flatten ndarrays.", DeprecationWarning, stacklevel=1)
     if x.ndim == 1:
         return x
     return x.ravel()
@@ -38,7 +38,7 @@ def as_mat(x: Any) -> Any:
     """
     warnings.warn(
         "chainer.utils.array.as_mat is deprecated. Please refer to numpy.reshape or other "
-        "array backend functions to reshape ndarrays.", DeprecationWarning, stacklevel=2)
+        "array backend functions to reshape ndarrays.", DeprecationWarning, stacklevel=1)
     if x.ndim == 2:
         return x
     return x.reshape(len(x), -1)
@@ -52,7 +52,7 @@ def empty_like(x: Any) -> Any:
     warnings.warn(
         "chainer.utils.array.empty_like is deprecated. Please refer to numpy.empty_like or "
         "other array backend functions to initialize empty arrays.",
-        DeprecationWarning, stacklevel=2)
+        DeprecationWarning, stacklevel=1)
     return backend.get_array_module(x).empty_like(x)
 
 

@@ -185,6 +185,6 @@ def batch_matmul(a: Any, b: Any, transa: bool = False,
         A Variable of shape ``(B, rows, columns)``.
     """
     warnings.warn("batch_matmul is deprecated. Use matmul instead.", DeprecationWarning,
-                  stacklevel=2)
+                  stacklevel=1)
     y, = BatchMatMul(transa=transa, transb=transb).apply((a, b))
     return y

@@ -82,7 +82,7 @@ class BatchRenormalizationFunction:
         warnings.warn(
             "the running statistics attributes of BatchRenormalizationFunction are "
             "deprecated; pass update_statistics=True to batch_renormalization to have it "
-            "update running_mean and running_var in place", DeprecationWarning, stacklevel=3)
+            "update running_mean and running_var in place", DeprecationWarning, stacklevel=1)
 
     @property
     def running_mean(self) -> Any:
@@ -192,7 +192,7 @@ def fixed_batch_renormalization(x: Any, gamma: Any, beta: Any, mean: Any, var: A
     """
     warnings.warn(
         "fixed_batch_renormalization is deprecated. Use fixed_batch_normalization instead.",
-        DeprecationWarning, stacklevel=2)
+        DeprecationWarning, stacklevel=1)
     with using_config("train", False):
         return fixed_batch_normalization(x, gamma, beta, mean, var, eps)
 

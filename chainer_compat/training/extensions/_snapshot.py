@@ -139,7 +139,7 @@ def snapshot(savefun: Callable[[str, Any], Any] | None = None,
         TypeError: If both ``savefun`` and ``writer`` are given, or an unknown keyword is.
     """
     if "num_retain" in kwargs:
-        warnings.warn(_NUM_RETAIN_DEPRECATED, DeprecationWarning, stacklevel=2)
+        warnings.warn(_NUM_RETAIN_DEPRECATED, DeprecationWarning, stacklevel=1)
         kwargs["n_retains"] = kwargs.pop("num_retain")
     target, condition, writer, snapshot_on_error, n_retains, autoload = argument.parse_kwargs(
         kwargs, ("target", None), ("condition", None), ("writer", None),
@@ -171,6 +171,6 @@ def snapshot_object(target: Any, filename: Any, savefun: Callable[[str, Any], An
         The extension.
     """
     if "num_retain" in kwargs:
-        warnings.warn(_NUM_RETAIN_DEPRECATED, DeprecationWarning, stacklevel=2)
+        warnings.warn(_NUM_RETAIN_DEPRECATED, DeprecationWarning, stacklevel=1)
         kwargs["n_retains"] = kwargs.pop("num_retain")
     return snapshot(target=target, filename=filename, savefun=savefun, **kwargs)

@@ -136,7 +136,7 @@ class Evaluator(extension.Extension):
             warnings.warn(
                 "This iterator does not have the reset method. Evaluator copies the iterator "
                 "instead of resetting. This behavior is deprecated. Please implement the reset "
-                "method.", DeprecationWarning, stacklevel=2)
+                "method.", DeprecationWarning, stacklevel=1)
             batches = copy.copy(iterator)
         summary = reporter_module.DictSummary()
         progress = _ProgressBar(batches) if self._progress_bar else None

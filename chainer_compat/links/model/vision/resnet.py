@@ -265,7 +265,7 @@ class BuildingBlock(Chain):
         super().__init__()
         if "n_layer" in kwargs:
             warnings.warn("Argument `n_layer` is deprecated. Please use `n_layers` instead",
-                          DeprecationWarning, stacklevel=2)
+                          DeprecationWarning, stacklevel=1)
             n_layers = kwargs["n_layer"]
         if n_layers is None:
             raise TypeError("n_layers must be an int, got None: pass the number of bottlenecks")

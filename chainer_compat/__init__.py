@@ -4,6 +4,7 @@
 """
 
 from chainer_compat import (
+    _backend,
     _engine,
     autograd,
     backend,

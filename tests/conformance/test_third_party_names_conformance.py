@@ -1,17 +1,65 @@
-"""Names that libraries built on Chainer (ChainerCV and others) import from it, beyond the
-documented API. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""Names that libraries built on Chainer (ChainerCV, chainer-chemistry, onnx-chainer) import or
+read from it, beyond the documented API. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file
+on Chainer itself.
 """
 
 from __future__ import annotations
 
 import collections.abc
 import importlib
+import io
 import os
 
+import numpy
+import pytest
+
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+F = importlib.import_module(chainer.__name__ + ".functions")
 utils = importlib.import_module(chainer.__name__ + ".utils")
 
 
 def test_utils_collections_abc_is_the_standard_module():
     assert utils.collections_abc is collections.abc
     assert isinstance((1, 2), utils.collections_abc.Sequence)
+
+
+def test_private_backend_module_holds_the_device_base_class():
+    private = importlib.import_module(chainer.__name__ + "._backend")
+    assert private.Device is chainer.backend.Device
+    assert chainer._backend is private
+    assert isinstance(chainer.get_device("@numpy"), private.Device)
+
+
+def test_extensions_util_progress_bar_redraws_its_lines_in_place():
+    util = importlib.import_module(chainer.__name__ + ".training.extensions.util")
+    assert chainer.training.extensions.util is util
+
+    class TwoLines(util.ProgressBar):
+        def get_lines(self):
+            return ["first\n", "second\n"]
+
+    out = io.StringIO()
+    bar = TwoLines(out=out)
+    bar.update()
+    assert out.getvalue() == "\x1b[Jfirst\nsecond\n\x1b[2A"
+    bar.close()
+    assert out.getvalue().endswith("\x1b[2A\x1b[J")
+    iterations_per_second, epochs_per_second = bar.update_speed(10, 0.5)
+    assert iterations_per_second == float("inf") and epochs_per_second == float("inf")
+
+
+@pytest.mark.parametrize("pad_width, expected", [
+    (1, [1, 1]),
+    ((1, 2), [1, 2]),
+    (((1, 2), (0, 1)), [[1, 2], [0, 1]]),
+])
+def test_pad_node_keeps_its_widths_as_pad_bw(pad_width, expected):
+    x = chainer.Variable(numpy.zeros((2, 3), numpy.float32))
+    node = F.pad(x, pad_width, "constant").creator
+    assert node.pad_bw.tolist() == expected
+
+
+def test_repeat_node_keeps_its_input():
+    x = chainer.Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    node = F.repeat(x, 2, 1).creator
+    assert node.inputs[0].data is x.array

@@ -29,6 +29,11 @@ class Pad(FunctionNode):
         self.pad_width = pad_width
         self.mode = mode
         self.keywords = keywords
+        # compat: Chainer's attribute, which exporters (onnx-chainer) read: the widths as an
+        # array, a lone width doubled into (before, after).
+        self.pad_bw = numpy.asarray(pad_width)
+        if self.pad_bw.size == 1:
+            self.pad_bw = numpy.repeat(self.pad_bw, 2)
 
     def check_type_forward(self, in_types: Any) -> None:
         # numpy.pad itself rejects bad widths, modes and keywords; only the input is checked.

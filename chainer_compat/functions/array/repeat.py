@@ -57,6 +57,8 @@ class Repeat(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
+        # compat: Chainer keeps the input, and exporters (onnx-chainer) read it from the node.
+        self.retain_inputs((0,))
         self._in_shape = x.shape
         repeats = self.repeats[0] if len(self.repeats) == 1 else list(self.repeats)
         return backend.get_array_module(x).repeat(x, repeats, self.axis),

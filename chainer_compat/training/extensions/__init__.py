@@ -6,6 +6,7 @@ Layer 8.
 from __future__ import annotations
 
 from chainer_compat.training.extensions import snapshot_writers
+from chainer_compat.training.extensions import util as util  # chainer.training.extensions.util
 from chainer_compat.training.extensions._snapshot import snapshot, snapshot_object
 from chainer_compat.training.extensions.computational_graph import DumpGraph
 from chainer_compat.training.extensions.evaluator import Evaluator

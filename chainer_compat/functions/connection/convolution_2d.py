@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection import _convolution
@@ -51,6 +53,66 @@ def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...
     return sy, sx, ph, pw, dy, dx, int(groups)
 
 
+# NOTE [Chainer's convolution layouts]
+# Chainer's CPU convolution (groups 1) hands tensordot a C-ordered im2col array, so BLAS sees
+# the patches as an (n * out_size, c * ksize) matrix in C order (or, with one sample, as an
+# F-ordered view of it), and the output keeps its channels last in memory. BLAS rounds by the
+# operands' layouts and orientation as well as by their values, so to print Chainer's bits we
+# hand it the same operands (NOTE [Chainer's rounding] in
+# functions/loss/softmax_cross_entropy.py). That C-ordered copy is up to 9 times slower than the
+# channel-major one below (its rows are kernel-width runs), which made the forward and backward
+# of a realistic layer 23-37% slower; so we take Chainer's layout only for products of at most
+# _CHAINER_LAYOUT_LIMIT multiply-adds (where it is cheap) and for one sample (where it costs
+# nothing). Measured against Chainer 7.8.1 (NumPy 1.26, OpenBLAS 0.3.23) from ours (NumPy 2.4,
+# OpenBLAS 0.3.31), above the limit the channel-major forward rounded as Chainer's for every
+# reduction of up to 576 terms, and the weight gradient as Chainer's for no layout at all (the
+# two OpenBLAS versions sum long reductions differently). Above it the output's channels are
+# outermost in memory, so later reductions over it (sums, batch statistics) may be ordered,
+# and rounded, differently from Chainer's.
+_CHAINER_LAYOUT_LIMIT = 2 ** 20
+
+
+def _uses_chainer_layout(xp: Any, groups: int, n: int, rows: int, depth: int,
+                         out_channels: int) -> bool:
+    """Whether to contract as Chainer's CPU code does: NOTE [Chainer's convolution layouts].
+
+    Args:
+        xp: The array module.
+        groups: The channel groups (Chainer's grouped path is already ours).
+        n: The batch size.
+        rows: ``n`` times the output's spatial size.
+        depth: The input channels per group times the kernel's size.
+        out_channels: The output channels.
+    """
+    return (xp is numpy and groups == 1
+            and (n == 1 or rows * depth * out_channels <= _CHAINER_LAYOUT_LIMIT))
+
+
+def _as_chainer_reads_patches(patches: Any) -> Any:
+    """The ``(n, c, *ksize, *outs)`` patch view, laid out as Chainer's im2col array is.
+
+    compat: with one sample, tensordot reads Chainer's C-ordered im2col array as an F-ordered
+    matrix, a view, which BLAS rounds differently from the C-ordered copy it makes of our
+    strided view; with more samples tensordot copies both to the same C order (NOTE [Chainer's
+    convolution layouts]).
+    """
+    if patches.shape[0] == 1:
+        return numpy.ascontiguousarray(patches)
+    return patches
+
+
+def _as_chainer_reads_gy(gy: Any) -> Any:
+    """``gy``, copied to C order where Chainer's CPU weight gradient copies it.
+
+    compat: Chainer copies a gy that is neither C- nor F-contiguous and has an axis of length 1
+    (a workaround for an old NumPy); the copy changes the layout BLAS reads, and with it the
+    rounding (NOTE [Chainer's convolution layouts]).
+    """
+    if not (gy.flags.c_contiguous or gy.flags.f_contiguous) and 1 in gy.shape:
+        return numpy.ascontiguousarray(gy)
+    return gy
+
+
 def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
     """The convolution of the arrays ``x`` and ``w`` with ``node``'s geometry, in x's dtype."""
     xp = backend.get_array_module(x)
@@ -59,10 +121,15 @@ def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
     groups = node.groups
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
+    depth = group_channels * kh * kw
+    if _uses_chainer_layout(xp, groups, n, n * out_h * out_w, depth, out_channels):
+        # compat: (n * out_h * out_w, depth) x (depth, c_O), the channels last in memory
+        # (NOTE [Chainer's convolution layouts]).
+        y = numpy.tensordot(_as_chainer_reads_patches(patches), w, ((1, 2, 3), (1, 2, 3)))
+        return numpy.moveaxis(y.astype(x.dtype, copy=False), 3, 1)
     # (c, kh, kw, n, out_h, out_w) so that each group is one matrix product over all images.
-    columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(
-        groups, group_channels * kh * kw, n * out_h * out_w)
-    weights = w.reshape(groups, out_channels // groups, group_channels * kh * kw)
+    columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(groups, depth, n * out_h * out_w)
+    weights = w.reshape(groups, out_channels // groups, depth)
     y = xp.matmul(weights, columns).reshape(out_channels, n, out_h, out_w).transpose(1, 0, 2, 3)
     return y.astype(x.dtype, copy=False)
 
@@ -76,9 +143,16 @@ def _weight_gradient(x: Any, gy: Any, node: Any, w_shape: tuple[int, ...], w_dty
     groups = node.groups
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
-    # (groups, n * out_h * out_w, group_channels * kh * kw): the patches as matrix rows.
+    depth = group_channels * kh * kw
+    if _uses_chainer_layout(xp, groups, n, n * out_h * out_w, depth, out_channels):
+        # compat: gy as (c_O, n * out_h * out_w) times the patches as (n * out_h * out_w,
+        # depth) (NOTE [Chainer's convolution layouts]).
+        gw = numpy.tensordot(_as_chainer_reads_gy(gy), _as_chainer_reads_patches(patches),
+                             ((0, 2, 3), (0, 4, 5)))
+        return gw.astype(w_dtype, copy=False)
+    # (groups, n * out_h * out_w, depth): the patches as matrix rows.
     columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(
-        groups, group_channels * kh * kw, n * out_h * out_w).transpose(0, 2, 1)
+        groups, depth, n * out_h * out_w).transpose(0, 2, 1)
     grads = gy.transpose(1, 0, 2, 3).reshape(groups, out_channels // groups, n * out_h * out_w)
     gw = xp.matmul(grads, columns).reshape(w_shape)
     return gw.astype(w_dtype, copy=False)

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection import _convolution
+from chainer_compat.functions.connection.convolution_2d import (
+    _as_chainer_reads_gy,
+    _as_chainer_reads_patches,
+    _uses_chainer_layout,
+)
 from chainer_compat.utils import conv, conv_nd
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
@@ -60,6 +67,23 @@ def _product(values: Any) -> int:
 def _channels_second(y: Any) -> Any:
     """``(c, n, ...)`` -> ``(n, c, ...)``."""
     return y.transpose((1, 0) + tuple(range(2, y.ndim)))
+
+
+def _bias_grad_in_bias_dtype(node: FunctionNode, indexes: tuple[int, ...],
+                             grads: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``grads`` with the bias's gradient (last, when wanted) cast to the bias's dtype.
+
+    The N-d functions take a bias of any float dtype; its gradient, gy summed, has gy's.
+    """
+    if 2 not in indexes:
+        return grads
+    bias_dtype = node.inputs[2].dtype
+    if grads[-1].dtype == bias_dtype:
+        return grads
+    # functions.array.cast is a sibling function module, needed only here.
+    from chainer_compat.functions.array.cast import cast
+
+    return (*grads[:-1], cast(grads[-1], bias_dtype))
 
 
 def _check_channels(in_channels: int, out_channels: int, filter_channels: int,
@@ -116,13 +140,31 @@ class ConvolutionND(_convolution.ConvolutionNode):
         xp = backend.get_array_module(x)
         outs = self._output_sizes(x.shape, w.shape)
         out_channels = w.shape[0]
+        n, ksize = x.shape[0], w.shape[2:]
+        rows = n * _product(outs)
+        if _uses_chainer_layout(xp, self.groups, n, rows, _product(w.shape[1:]), out_channels):
+            # compat: the patches as (n * prod(outs), c * prod(ksize)) times W, the channels
+            # last in memory (NOTE [Chainer's convolution layouts] in convolution_2d.py).
+            patches = conv_nd._patches(x, ksize, self.stride, self.pad, outs, self.dilate)
+            axes = tuple(range(1, self.ndim + 2))
+            y = numpy.tensordot(_as_chainer_reads_patches(patches), w, (axes, axes))
+            y = y.astype(x.dtype, copy=False)
+            if len(inputs) == 3:
+                y += inputs[2]  # in place: see the compat note below
+            return numpy.moveaxis(y, self.ndim + 1, 1),
         columns = _columns(x, w.shape[2:], self, outs)
         weights = w.reshape(self.groups, out_channels // self.groups, -1)
         y = xp.matmul(weights, columns).reshape((out_channels, x.shape[0]) + outs)
         y = _channels_second(y).astype(x.dtype, copy=False)
         if len(inputs) == 3:
-            y = y + inputs[2].astype(y.dtype, copy=False).reshape((1, -1) + (1,) * self.ndim)
+            # compat: in place, so a bias of another float dtype is added in the wider dtype
+            # and rounded once to y's, as Chainer does.
+            y += inputs[2].reshape((1, -1) + (1,) * self.ndim)
         return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return _bias_grad_in_bias_dtype(self, indexes, super().backward(indexes, grad_outputs))
 
     def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
         # deconvolution_nd imports this module for its own gradient.
@@ -160,6 +202,18 @@ class ConvolutionNDGradW(FunctionNode):
         x, gy = inputs
         xp = backend.get_array_module(x)
         outs = tuple(gy.shape[2:])
+        n = x.shape[0]
+        rows = n * _product(outs)
+        if _uses_chainer_layout(xp, self.groups, n, rows, _product(self.W_shape[1:]),
+                                self.W_shape[0]):
+            # compat: gy as (c_O, n * prod(outs)) times the patches as (n * prod(outs),
+            # c * prod(ksize)) (NOTE [Chainer's convolution layouts] in convolution_2d.py).
+            patches = conv_nd._patches(x, self.ksize, self.stride, self.pad, outs, self.dilate)
+            spatial = tuple(range(2, self.ndim + 2))
+            patch_axes = (0, *range(self.ndim + 2, 2 * self.ndim + 2))
+            gw = numpy.tensordot(_as_chainer_reads_gy(gy), _as_chainer_reads_patches(patches),
+                                 ((0, *spatial), patch_axes))
+            return gw.astype(self.W_dtype, copy=False),
         columns = _columns(x, self.ksize, self, outs).transpose(0, 2, 1)
         grads = _channels_second(gy).reshape(self.groups, self.W_shape[0] // self.groups, -1)
         gw = xp.matmul(grads, columns).reshape(self.W_shape)

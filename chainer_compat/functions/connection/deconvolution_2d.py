@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.functions.connection import _convolution
 from chainer_compat.functions.connection.convolution_2d import (
@@ -28,6 +30,13 @@ def _deconvolve(x: Any, w: Any, node: Any) -> Any:
     _, group_out_channels, kh, kw = w.shape
     groups = node.groups
     group_in_channels = in_channels // groups
+    if xp is numpy and groups == 1:
+        # compat: Chainer's CPU contraction, for its rounding (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py): W as (c_O * kh * kw, c_I) times x as
+        # (c_I, n * h * w), through the same tensordot.
+        columns = numpy.tensordot(w, x, (0, 1)).astype(x.dtype, copy=False)
+        return conv.col2im(numpy.moveaxis(columns, 3, 0), node.sy, node.sx, node.ph, node.pw,
+                           node.outh, node.outw, node.dy, node.dx)
     inputs = x.transpose(1, 0, 2, 3).reshape(groups, group_in_channels, n * h * width)
     weights = w.reshape(groups, group_in_channels, group_out_channels * kh * kw)
     # One product per group gives every window of every image: (c_O, kh, kw, n, h, w).

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.functions.connection import _convolution
 from chainer_compat.functions.connection.convolution_nd import (
     ConvolutionNDGradW,
+    _bias_grad_in_bias_dtype,
     _geometry,
     convolution_nd,
 )
@@ -75,18 +78,34 @@ class DeconvolutionND(_convolution.ConvolutionNode):
         spatial, ksize = tuple(x.shape[2:]), tuple(w.shape[2:])
         group_out = w.shape[1]
         group_in = in_channels // self.groups
+        ndim = self.ndim
+        if xp is numpy and self.groups == 1:
+            # compat: Chainer's CPU contraction, for its rounding (NOTE [Chainer's rounding] in
+            # functions/loss/softmax_cross_entropy.py): W as (c_O * prod(ksize), c_I) times x
+            # as (c_I, n * prod(spatial)), through the same tensordot.
+            columns = numpy.tensordot(w, x, (0, 1)).astype(x.dtype, copy=False)
+            y = conv_nd.col2im_nd(numpy.moveaxis(columns, ndim + 1, 0), self.stride, self.pad,
+                                  self.outs, self.dilate)
+            if len(inputs) == 3:
+                y += inputs[2].reshape((1, -1) + (1,) * ndim)
+            return y,
         samples = _channels_first(x).reshape(self.groups, group_in, -1)
         weights = w.reshape(self.groups, group_in, -1)
         # One product per group gives every window of every sample: (c_O, *ksize, n, *spatial).
         columns = xp.matmul(weights.transpose(0, 2, 1), samples).astype(x.dtype, copy=False)
         columns = columns.reshape((self.groups * group_out,) + ksize + (n,) + spatial)
-        ndim = self.ndim
         order = (ndim + 1, 0, *range(1, ndim + 1), *range(ndim + 2, 2 * ndim + 2))
         y = conv_nd.col2im_nd(columns.transpose(order), self.stride, self.pad, self.outs,
                               self.dilate)
         if len(inputs) == 3:
-            y = y + inputs[2].astype(y.dtype, copy=False).reshape((1, -1) + (1,) * ndim)
+            # compat: in place, so a bias of another float dtype is added in the wider dtype
+            # and rounded once to y's, as Chainer does.
+            y += inputs[2].reshape((1, -1) + (1,) * ndim)
         return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return _bias_grad_in_bias_dtype(self, indexes, super().backward(indexes, grad_outputs))
 
     def _x_grad(self, x: Any, w: Any, gy: Any) -> Any:
         gx = convolution_nd(gy, w, stride=self.stride, pad=self.pad,

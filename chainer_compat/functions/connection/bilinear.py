@@ -1,7 +1,8 @@
 """``bilinear``: the bilinear map of Neural Tensor Networks, ``e1^T W e2 (+ V1 e1 + V2 e2 + b)``.
 
 Layer 5: imports backend, utils, variable, function_node, type_check, and ``functions.math``
-and ``functions.array`` (on use). The gradient is written with differentiable functions.
+and ``functions.array`` (on use). The gradient is a node whose own gradient is written with it
+and ``bilinear``, so it is differentiable to any order.
 """
 
 from __future__ import annotations
@@ -78,49 +79,117 @@ class BilinearFunction(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        inputs = self.get_retained_inputs()
+        gy, = grad_outputs
+        # The bias is not needed: its gradient is gy summed over the batch.
+        grads = BilinearFunctionGrad().apply((*inputs[:5], gy))
+        return tuple(grads[i] for i in indexes)
+
+
+_CHAINER_DOT_LIMIT = 2 ** 17
+
+
+class BilinearFunctionGrad(FunctionNode):
+    """The gradients of :class:`BilinearFunction`; differentiable again.
+
+    Inputs are ``(e1, e2, W, gy)`` or ``(e1, e2, W, V1, V2, gy)``; outputs the gradients for
+    ``e1``, ``e2`` and ``W``, then for ``V1``, ``V2`` and ``b`` when the linear terms are given.
+    """
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs(tuple(range(len(inputs))))
+        e1 = _as_matrix(inputs[0])
+        e2 = _as_matrix(inputs[1])
+        w, gy = inputs[2], inputs[-1]
+        xp = backend.get_array_module(e1)
+        # compat: Chainer's contractions (an einsum outer product dotted with gy, and einsums
+        # with gy W), for its rounding (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py). Its W gradient is one BLAS dot product
+        # per entry of W: up to _CHAINER_DOT_LIMIT multiply-adds this whole backward was as
+        # fast as a matrix product's, past it up to 5 times slower, so there the W gradient
+        # is one matrix product instead, which rounds differently.
+        outer = xp.einsum("ij,ik->jki", e1, e2)
+        if outer.size * gy.shape[1] <= _CHAINER_DOT_LIMIT:
+            gw = outer.dot(gy)
+        else:
+            gw = outer.reshape(-1, len(e1)).dot(gy).reshape(outer.shape[:2] + gy.shape[1:])
+        gy_w = xp.tensordot(gy, w, axes=(1, 2))
+        ge1 = xp.einsum("ik,ijk->ij", e2, gy_w)
+        ge2 = xp.einsum("ij,ijk->ik", e1, gy_w)
+        grads = [ge1, ge2, gw]
+        if len(inputs) == 6:
+            v1, v2 = inputs[3], inputs[4]
+            ge1 += gy.dot(v1.T)
+            ge2 += gy.dot(v2.T)
+            grads += [e1.T.dot(gy), e2.T.dot(gy), gy.sum(0)]
+        grads[0] = ge1.reshape(inputs[0].shape)
+        grads[1] = ge2.reshape(inputs[1].shape)
+        return tuple(utils.force_array(xp.asarray(g), e1.dtype) for g in grads)
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to
         from chainer_compat.functions.array.reshape import reshape
         from chainer_compat.functions.math.matmul import matmul
-        from chainer_compat.functions.math.sum import sum as _sum
 
         inputs = self.get_retained_inputs()
         e1_in, e2_in, w = inputs[:3]
+        gy = inputs[-1]
         e1 = _as_matrix(e1_in)
         e2 = _as_matrix(e2_in)
-        gy, = grad_outputs
-        count, j_size = e1.shape
-        k_size = e2.shape[1]
-        l_size = w.shape[2]
-        shape_ijk = (count, j_size, k_size)
-        grads: dict[int, Any] = {}
-        if 0 in indexes or 1 in indexes:
-            # gy W^T over l: shape (i, j, k).
-            gy_w = reshape(matmul(gy, reshape(w, (j_size * k_size, l_size)), transb=True),
-                           shape_ijk)
-            if 0 in indexes:
-                e2_b = broadcast_to(reshape(e2, (count, 1, k_size)), shape_ijk)
-                ge1 = _sum(gy_w * e2_b, axis=2)
-                if len(inputs) == 6:
-                    ge1 = ge1 + matmul(gy, inputs[3], transb=True)
-                grads[0] = reshape(ge1, e1_in.shape)
-            if 1 in indexes:
-                e1_b = broadcast_to(reshape(e1, (count, j_size, 1)), shape_ijk)
-                ge2 = _sum(gy_w * e1_b, axis=1)
-                if len(inputs) == 6:
-                    ge2 = ge2 + matmul(gy, inputs[4], transb=True)
-                grads[1] = reshape(ge2, e2_in.shape)
-        if 2 in indexes:
-            outer = (broadcast_to(reshape(e1, (count, j_size, 1)), shape_ijk)
-                     * broadcast_to(reshape(e2, (count, 1, k_size)), shape_ijk))
-            gw = matmul(reshape(outer, (count, j_size * k_size)), gy, transa=True)
-            grads[2] = reshape(gw, (j_size, k_size, l_size))
-        if 3 in indexes:
-            grads[3] = matmul(e1, gy, transa=True)
-        if 4 in indexes:
-            grads[4] = matmul(e2, gy, transa=True)
-        if 5 in indexes:
-            grads[5] = _sum(gy, axis=0)
-        return tuple([grads[i] for i in indexes])
+        gge1, gge2, ggw = (None if g is None else _as_matrix(g) if i < 2 else g
+                           for i, g in enumerate(grad_outputs[:3]))
+        linear = len(inputs) == 6
+        # Each gradient is bilinear in its inputs, so its derivatives are the same gradients
+        # (or the function itself) with one input swapped for an incoming gradient.
+        terms: dict[int, list[Any]] = {i: [] for i in range(len(inputs))}
+        if gge1 is not None:
+            ge2_of, gw_of = _gradients(gge1, e2, w, gy)[1:3]
+            terms[1].append(ge2_of)
+            terms[2].append(gw_of)
+            terms[len(inputs) - 1].append(bilinear(gge1, e2, w))
+        if gge2 is not None:
+            ge1_of, _, gw_of = _gradients(e1, gge2, w, gy)
+            terms[0].append(ge1_of)
+            terms[2].append(gw_of)
+            terms[len(inputs) - 1].append(bilinear(e1, gge2, w))
+        if ggw is not None:
+            ge1_of, ge2_of, _ = _gradients(e1, e2, ggw, gy)
+            terms[0].append(ge1_of)
+            terms[1].append(ge2_of)
+            terms[len(inputs) - 1].append(bilinear(e1, e2, ggw))
+        if linear:
+            v1, v2 = inputs[3], inputs[4]
+            ggv1, ggv2, ggb = grad_outputs[3:]
+            if gge1 is not None:
+                terms[3].append(matmul(gge1, gy, transa=True))
+                terms[5].append(matmul(gge1, v1))
+            if gge2 is not None:
+                terms[4].append(matmul(gge2, gy, transa=True))
+                terms[5].append(matmul(gge2, v2))
+            if ggv1 is not None:
+                terms[0].append(matmul(gy, ggv1, transb=True))
+                terms[5].append(matmul(e1, ggv1))
+            if ggv2 is not None:
+                terms[1].append(matmul(gy, ggv2, transb=True))
+                terms[5].append(matmul(e2, ggv2))
+            if ggb is not None:
+                terms[5].append(broadcast_to(ggb, gy.shape))
+        grads: list[Any] = []
+        for i in indexes:
+            if not terms[i]:
+                grads.append(None)
+                continue
+            total = terms[i][0]
+            for term in terms[i][1:]:
+                total = total + term
+            grads.append(reshape(total, inputs[i].shape) if i < 2 else total)
+        return tuple(grads)
+
+
+def _gradients(e1: Any, e2: Any, w: Any, gy: Any) -> tuple[Any, ...]:
+    """The quadratic term's gradients ``(ge1, ge2, gW)`` for ``(e1, e2, W)`` and ``gy``."""
+    return BilinearFunctionGrad().apply((e1, e2, w, gy))
 
 
 def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,

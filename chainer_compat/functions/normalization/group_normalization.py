@@ -1,8 +1,8 @@
 """``group_normalization``: normalizes each sample's channels in groups with the group's own
 statistics, then scales and shifts each channel.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions`` (cast, sum).
-The gradient is composed of differentiable functions, so double backprop works.
+Layer 5: imports backend, variable, function_node, type_check and ``functions`` (broadcast_to,
+cast, reshape, sqrt, sum), of which the gradient is composed, so double backprop works.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to as _broadcast_to
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.array.reshape import reshape as _reshape
+from chainer_compat.functions.math.sqrt import sqrt as _sqrt
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 
@@ -60,14 +62,18 @@ class GroupNormalization(FunctionNode):
         xp = backend.get_array_module(x)
         # Mixed precision: a float16 x with float32 parameters is normalized in float32.
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        grouped = x.reshape(batch_size * self.groups, -1).astype(dtype, copy=False)
-        mean = grouped.mean(axis=1, keepdims=True)
+        # compat: Chainer's CPU order, one operation at a time, for its rounding (NOTE
+        # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py): the mean is
+        # accumulated in the normalizing dtype (float16 stays float16), the variance as NumPy's
+        # mean does (float16 in float32), and the scale is 1 / sqrt(var + eps).
+        grouped = x.reshape(batch_size * self.groups, -1)
+        mean = grouped.mean(axis=1, keepdims=True, dtype=dtype)
         centered = grouped - mean
         var = (centered * centered).mean(axis=1, keepdims=True)
-        normalized = centered * xp.reciprocal(xp.sqrt(var + dtype.type(self.eps)))
-        normalized = normalized.reshape(batch_size, channels, -1)
-        y = normalized * gamma.astype(dtype, copy=False)[:, None] + beta.astype(
-            dtype, copy=False)[:, None]
+        var += self.eps
+        normalized = (centered * xp.reciprocal(xp.sqrt(var))).reshape(batch_size, channels, -1)
+        y = (normalized * gamma.astype(dtype, copy=False)[:, None]
+             + beta.astype(dtype, copy=False)[:, None])
         return y.reshape(x.shape).astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple[int, ...],
@@ -78,30 +84,53 @@ class GroupNormalization(FunctionNode):
         rows = batch_size * self.groups
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
         # The statistics are recomputed from x with differentiable functions, so that this
-        # gradient is itself differentiable.
-        grouped = _reshape(_cast(x, dtype), (rows, -1))
-        count = grouped.shape[1]
-        mean = _sum(grouped, axis=1, keepdims=True) * (1.0 / count)
-        centered = grouped - mean
-        var = _sum(centered * centered, axis=1, keepdims=True) * (1.0 / count)
-        inv_std = (var + self.eps) ** -0.5
-        normalized = _reshape(centered * inv_std, (batch_size, channels, -1))
+        # gradient is itself differentiable; each step rounds as Chainer's CPU backward does
+        # (see forward).
+        grouped = _reshape(x, (rows, -1))
+        mean = _RowMean(dtype).apply((grouped,))[0]
+        centered = _cast(grouped, dtype) - mean
+        var = _RowMean().apply((centered * centered,))[0]
+        inv_std = 1.0 / _sqrt(var + self.eps)
+        normalized = centered * inv_std
         gy_wide = _reshape(_cast(gy, dtype), (batch_size, channels, -1))
+        normalized_by_channel = _reshape(normalized, (batch_size, channels, -1))
         grads: list[Any] = []
         if 0 in indexes:
             g_normalized = _reshape(
                 gy_wide * _reshape(_cast(gamma, dtype), (1, channels, 1)), (rows, -1))
-            flat_normalized = _reshape(normalized, (rows, -1))
-            g_mean = _sum(g_normalized, axis=1, keepdims=True) * (1.0 / count)
-            g_projection = _sum(g_normalized * flat_normalized, axis=1, keepdims=True) * (
-                1.0 / count)
-            gx = inv_std * (g_normalized - g_mean - flat_normalized * g_projection)
+            g_mean = _RowMean().apply((g_normalized,))[0]
+            g_projection = _RowMean().apply((g_normalized * normalized,))[0]
+            gx = inv_std * (g_normalized - g_mean - normalized * g_projection)
             grads.append(_cast(_reshape(gx, x.shape), x.dtype))
         if 1 in indexes:
-            grads.append(_cast(_sum(gy_wide * normalized, axis=(0, 2)), gamma.dtype))
+            grads.append(_cast(_sum(gy_wide * normalized_by_channel, axis=(0, 2)), gamma.dtype))
         if 2 in indexes:
             grads.append(_cast(_sum(gy_wide, axis=(0, 2)), gamma.dtype))
         return tuple(grads)
+
+
+class _RowMean(FunctionNode):
+    """The mean of a 2-D array along axis 1, kept as a column, rounded as NumPy's ``mean``.
+
+    Args:
+        dtype: The dtype to accumulate and return in; None for NumPy's default (float16 is
+            accumulated in float32 and returned in float16).
+    """
+
+    def __init__(self, dtype: Any = None) -> None:
+        self.dtype = dtype
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self._input_shape = x.shape
+        self._input_dtype = x.dtype
+        return x.mean(axis=1, keepdims=True, dtype=self.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        spread = _broadcast_to(gy, self._input_shape) * (1.0 / self._input_shape[1])
+        return _cast(spread, self._input_dtype),
 
 
 def group_normalization(x: Any, groups: int, gamma: Any, beta: Any, eps: float = 1e-5

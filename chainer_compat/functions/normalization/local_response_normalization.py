@@ -69,7 +69,9 @@ class LocalResponseNormalization(FunctionNode):
         scale = unit_scale ** -self.beta
         y = x * scale
         spread = _ChannelWindowSum(half).apply((y * gy / unit_scale,))[0]
-        return gy * scale - x * spread * (2 * self.alpha * self.beta),
+        # compat: (2 alpha beta x) times the window sum, in Chainer's order, for its rounding
+        # (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+        return gy * scale - x * (2 * self.alpha * self.beta) * spread,
 
 
 def local_response_normalization(x: Any, n: int = 5, k: float = 2, alpha: float = 1e-4,

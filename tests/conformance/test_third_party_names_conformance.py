@@ -63,3 +63,17 @@ def test_repeat_node_keeps_its_input():
     x = chainer.Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
     node = F.repeat(x, 2, 1).creator
     assert node.inputs[0].data is x.array
+
+
+def test_n_step_lstm_private_step_helper_matches_the_link():
+    n_step_lstm = importlib.import_module(chainer.__name__ + ".functions.rnn.n_step_lstm")
+    links = importlib.import_module(chainer.__name__ + ".links")
+    rng = numpy.random.RandomState(0)
+    layer = links.NStepLSTM(1, 3, 4, 0.0)
+    x = rng.standard_normal((2, 3)).astype(numpy.float32)
+    h0 = rng.standard_normal((1, 2, 4)).astype(numpy.float32)
+    c0 = rng.standard_normal((1, 2, 4)).astype(numpy.float32)
+    hy, cy, _ = layer(h0, c0, [x[0:1], x[1:2]])
+    h, c = n_step_lstm._lstm(x, h0[0], c0[0], layer.ws[0], layer.bs[0])
+    numpy.testing.assert_allclose(h.array, hy.array[0], rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_allclose(c.array, cy.array[0], rtol=1e-5, atol=1e-6)

@@ -34,6 +34,27 @@ def _lstm_step(projection: Variable, states: list[Variable], hidden_w: Variable,
     return [h, c]
 
 
+def _lstm(x: Any, h: Any, c: Any, w: Sequence[Any], b: Sequence[Any]) -> tuple[Variable, Variable]:
+    """One step of one n-step LSTM layer from its eight weights and biases.
+
+    Chainer keeps this private helper here, and libraries' tests import it (chainerrl's, as a
+    reference for a stateless recurrent link).
+
+    Args:
+        x: Inputs of the step, ``(batch, in_size)``.
+        h, c: Hidden and cell states, ``(batch, out_size)``.
+        w, b: A layer's eight weights and biases, in NStepLSTM's order (input, forget, cell
+            candidate and output gate, for the input and then for the hidden state).
+
+    Returns:
+        The new hidden and cell states ``(h, c)``.
+    """
+    input_gate, forget_gate, candidate, output_gate = (
+        linear(x, w[k], b[k]) + linear(h, w[k + 4], b[k + 4]) for k in range(4))
+    c = sigmoid(forget_gate) * c + sigmoid(input_gate) * tanh(candidate)
+    return sigmoid(output_gate) * tanh(c), c
+
+
 def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
                      ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]],
                      xs: Sequence[Any], use_bi_direction: bool,

@@ -887,12 +887,47 @@ class Variable:
         if self._grad_var is not None:
             self._grad_var.to_device(device)
 
+    def to_intel64(self) -> None:
+        """Raises: iDeep is not supported by chainer_compat."""
+        raise RuntimeError(
+            "to_intel64 must not be used: chainer_compat does not support iDeep; the CPU "
+            "device ('@numpy', to_cpu()) runs the same code")
+
+    def to_chx(self) -> None:
+        """Raises: ChainerX is not supported by chainer_compat (Chainer's words)."""
+        raise RuntimeError("ChainerX is not available.")
+
+    def from_chx(self) -> None:
+        """Does nothing: without ChainerX, no array is ever a ChainerX array."""
+
+    @property
+    def chx_array(self) -> Any:
+        """Raises: no Variable holds a ChainerX array here (Chainer's ValueError)."""
+        raise ValueError("chx_array is not available for Variable with non-ChainerX array.")
+
+    def as_layout(self, layout: Any) -> Variable:
+        """This Variable in memory layout ``layout``: itself for the standard layout (None),
+        else the output of :class:`chainer_compat.memory_layouts.AsLayout`."""
+        if layout is None:
+            return self  # compat: Chainer returns the Variable itself when nothing changes
+        from chainer_compat.memory_layouts import AsLayout  # a higher layer, loaded on use
+
+        converted, = AsLayout(layout).apply((self,))
+        return converted
+
     # ----------------------------------------------------------------------------- shapes
     def reshape(self, *shape: Any) -> Variable:
         """Returns a reshaped Variable (differentiable)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return _ops.reshape(self, shape)
+
+    def mean(self, axis: Any = None, *, weights: Any = None,
+             keepdims: bool = False) -> Variable:
+        """The (weighted) mean over ``axis``: ``F.average(self, axis, weights, keepdims)``."""
+        from chainer_compat.functions.math.average import average  # a higher layer, on use
+
+        return average(self, axis, weights, keepdims)
 
     def transpose(self, *axes: Any) -> Variable:
         """Returns a Variable with permuted axes (differentiable)."""

@@ -77,3 +77,19 @@ def test_n_step_lstm_private_step_helper_matches_the_link():
     h, c = n_step_lstm._lstm(x, h0[0], c0[0], layer.ws[0], layer.bs[0])
     numpy.testing.assert_allclose(h.array, hy.array[0], rtol=1e-5, atol=1e-6)
     numpy.testing.assert_allclose(c.array, cy.array[0], rtol=1e-5, atol=1e-6)
+
+
+def test_variable_mean_is_a_differentiable_weighted_average():
+    x = chainer.Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    numpy.testing.assert_allclose(x.mean().array, 2.5)
+    assert x.mean(axis=1, keepdims=True).shape == (2, 1)
+    weights = numpy.array([1, 3], numpy.float32)
+    weighted = x.mean(axis=0, weights=weights)
+    numpy.testing.assert_allclose(weighted.array, numpy.average(x.array, 0, weights))
+    F.sum(weighted).backward()
+    numpy.testing.assert_allclose(x.grad, numpy.repeat([[0.25], [0.75]], 3, axis=1))
+
+
+def test_variable_as_the_standard_layout_is_itself():
+    x = chainer.Variable(numpy.zeros((2, 3), numpy.float32))
+    assert x.as_layout(None) is x

@@ -327,3 +327,14 @@ def test_variable_node_refuses_a_gradient_and_unknown_keywords():
         C.variable.VariableNode(x, "x", nmae="y")
     node = C.variable.VariableNode(x, "x")
     assert node.name == "x" and node.get_variable_or_none() is x
+
+
+def test_chainerx_and_ideep_methods_say_they_are_unavailable():
+    x = Variable(numpy.zeros(2, numpy.float32))
+    with pytest.raises(RuntimeError, match="ChainerX is not available"):
+        x.to_chx()
+    with pytest.raises(RuntimeError, match="does not support iDeep"):
+        x.to_intel64()
+    with pytest.raises(ValueError, match="chx_array is not available"):
+        x.chx_array  # noqa: B018
+    assert x.from_chx() is None and isinstance(x.array, numpy.ndarray)

@@ -308,6 +308,15 @@ def widened_for_sums(x: Any) -> Any:
 def sum_windows_nd(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> Any:
     """The sum of each window of ``x`` (zero padding), of shape ``(n, c, *outs)``."""
     padded = pad_volumes(x, window, outs, 0)
+    if all(size == 1 for size in outs):
+        # compat: one window per plane (a global pooling, say). Chainer sums its im2col copy,
+        # where each window is one contiguous run, and NumPy adds a run pairwise; the loop
+        # below adds the positions one after another, which rounds differently for large
+        # windows (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+        xp = backend.get_array_module(x)
+        region = padded[(slice(None), slice(None)) + tuple(slice(0, k) for k in window.ksize)]
+        runs = xp.ascontiguousarray(region).reshape(region.shape[:2] + (-1,))
+        return runs.sum(axis=2).reshape(region.shape[:2] + outs)
     total = None
     for _, where in position_slices(window, outs):
         part = padded[where]

@@ -55,8 +55,12 @@ def _relu_grad(y: Any, gy: Any) -> Any:
     """``gy * (y > 0)``: ``gy`` where ``y > 0``, else ``gy * 0``, in ``gy``'s dtype."""
     if type(gy) is _ndarray:
         # On NumPy, the mask cast first and multiplied in place (multiplication commutes
-        # exactly) avoids the slower mixed bool-float multiply loop.
-        mask = (y > 0).astype(gy.dtype)
+        # exactly) avoids the slower mixed bool-float multiply loop. The mask is laid out as
+        # gy is, as Chainer's gy * (y > 0) is: a later reduction over the gradient (batch
+        # normalization's, a convolution's) then adds in Chainer's order (NOTE [Chainer's
+        # rounding] in functions/loss/softmax_cross_entropy.py).
+        mask = numpy.empty_like(gy)
+        numpy.copyto(mask, y > 0)
         mask *= gy
         return utils.force_array(mask, gy.dtype)
     if backend.is_cupy_array(gy) and y.dtype == gy.dtype:

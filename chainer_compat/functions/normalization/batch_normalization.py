@@ -227,13 +227,15 @@ class BatchNormalization(FunctionNode):
             v._node._requires_grad for v in (x, gamma, gy))
         grads: list[Variable] = []
         if 0 in indexes:
-            # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order and
-            # in place: one new array besides normalized.
-            gx = normalized * g_gamma.reshape(shape)
-            gx += g_beta.reshape(shape)
-            gx *= gamma_array.dtype.type(1.0 / count)
-            xp = backend.get_array_module(gx)
-            xp.subtract(gy_array, gx, out=gx)
+            # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order.
+            # The difference is a new array, laid out as Chainer's gy - (...) is (as gy, where
+            # gy and x differ in layout), so that later reductions over gx (a convolution's
+            # weight gradient) add in Chainer's order too (NOTE [Chainer's rounding]).
+            projection = normalized * g_gamma.reshape(shape)
+            projection += g_beta.reshape(shape)
+            projection *= gamma_array.dtype.type(1.0 / count)
+            gx = gy_array - projection
+            del projection
             gx *= (gamma_array * self.inv_std).reshape(shape)
             grads.append(_new_unlinked_variable(
                 gx.astype(x_array.dtype, copy=False), x_wants or gamma_wants or gy_wants))

@@ -1,0 +1,42 @@
+"""The gradients of relu and batch normalization are laid out in memory as Chainer's are (as
+their gy, C-contiguous here) even when their input is not, so a later reduction over them (a
+convolution's weight gradient) adds in Chainer's order and rounds as Chainer's does. Set
+CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+
+chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+F = importlib.import_module(chainer.__name__ + ".functions")
+
+
+def _channels_last(shape, seed):
+    """A C-order (n, h, w, c) array seen as (n, c, h, w), as a CPU convolution outputs it."""
+    n, c, h, w = shape
+    rng = numpy.random.RandomState(seed)
+    return rng.standard_normal((n, h, w, c)).astype(numpy.float32).transpose(0, 3, 1, 2)
+
+
+def test_relu_gradient_is_laid_out_as_its_output_gradient():
+    x = chainer.Variable(_channels_last((2, 3, 4, 5), 0))
+    y = F.relu(x)
+    gy = numpy.random.RandomState(1).standard_normal(y.shape).astype(numpy.float32)
+    y.grad = gy
+    y.backward()
+    assert x.grad.flags.c_contiguous
+    numpy.testing.assert_array_equal(x.grad, gy * (x.array > 0))
+
+
+def test_batch_normalization_input_gradient_is_laid_out_as_its_output_gradient():
+    x = chainer.Variable(_channels_last((4, 3, 5, 5), 2))
+    gamma = chainer.Variable(numpy.ones(3, numpy.float32))
+    beta = chainer.Variable(numpy.zeros(3, numpy.float32))
+    y = F.batch_normalization(x, gamma, beta)
+    y.grad = numpy.random.RandomState(3).standard_normal(y.shape).astype(numpy.float32)
+    y.backward()
+    assert x.grad.flags.c_contiguous

@@ -40,3 +40,10 @@ def test_batch_normalization_input_gradient_is_laid_out_as_its_output_gradient()
     y.grad = numpy.random.RandomState(3).standard_normal(y.shape).astype(numpy.float32)
     y.backward()
     assert x.grad.flags.c_contiguous
+
+
+def test_leaky_relu_elu_and_prelu_outputs_are_in_c_order():
+    x = _channels_last((2, 3, 4, 5), 4)
+    assert F.leaky_relu(x).array.flags.c_contiguous
+    assert F.elu(x).array.flags.c_contiguous
+    assert F.prelu(x, numpy.full(3, 0.25, numpy.float32)).array.flags.c_contiguous

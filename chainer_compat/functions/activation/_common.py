@@ -45,3 +45,15 @@ def extended_shape(param_shape: tuple[int, ...], ndim: int) -> tuple[int, ...]:
 def reduction_axes(param_ndim: int, ndim: int) -> tuple[int, ...]:
     """Axes to sum a gradient over to bring it back to a parameter of ``param_ndim`` dims."""
     return (0,) + tuple(range(1 + param_ndim, ndim))
+
+
+def in_c_order(array: Any) -> Any:
+    """``array`` laid out in C order on NumPy (itself when it already is).
+
+    compat: Chainer's CPU activations start from ``x.copy()`` (or ``gy.copy()``), which is C
+    order whatever the input's layout, and a later reduction adds in an order set by the
+    layout (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+    """
+    if type(array) is numpy.ndarray and not array.flags.c_contiguous:
+        return array.copy(order="C")
+    return array

@@ -9,7 +9,7 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.functions.activation._common import FloatActivation, in_c_order
 
 
 class ELU(FloatActivation):
@@ -27,7 +27,7 @@ class ELU(FloatActivation):
             self.retain_inputs((0,))
         self.retain_outputs((0,))
         negative = xp.expm1(x) * x.dtype.type(self.alpha)
-        return utils.force_array(xp.where(x > 0, x, negative), x.dtype),
+        return in_c_order(utils.force_array(xp.where(x > 0, x, negative), x.dtype)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()

@@ -9,7 +9,7 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.functions.activation._common import FloatActivation, in_c_order
 
 
 def _leaky(condition: Any, value: Any, slope: float) -> Any:
@@ -17,7 +17,7 @@ def _leaky(condition: Any, value: Any, slope: float) -> Any:
     xp = backend.get_array_module(value)
     scaled = value * value.dtype.type(slope)
     # compat: Chainer puts 0 on the slope side, so the gradient at x == 0 is slope * gy.
-    return utils.force_array(xp.where(condition > 0, value, scaled), value.dtype)
+    return in_c_order(utils.force_array(xp.where(condition > 0, value, scaled), value.dtype))
 
 
 class LeakyReLU(FloatActivation):

@@ -10,7 +10,11 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.activation._common import extended_shape, reduction_axes
+from chainer_compat.functions.activation._common import (
+    extended_shape,
+    in_c_order,
+    reduction_axes,
+)
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.sum import sum as _sum
@@ -35,7 +39,7 @@ class PReLUFunction(FunctionNode):
         x, w = inputs
         xp = backend.get_array_module(x)
         slopes = w.reshape(extended_shape(w.shape, x.ndim))
-        return utils.force_array(xp.where(x >= 0, x, x * slopes), x.dtype),
+        return in_c_order(utils.force_array(xp.where(x >= 0, x, x * slopes), x.dtype)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
@@ -54,7 +58,7 @@ class _PReLUGrad(FunctionNode):
         gx = xp.where(negative, gy * slopes, gy)
         gw = xp.where(negative, x * gy, x.dtype.type(0)).sum(
             axis=reduction_axes(w.ndim, x.ndim))
-        return utils.force_array(gx, x.dtype), utils.force_array(gw, x.dtype)
+        return in_c_order(utils.force_array(gx, x.dtype)), utils.force_array(gw, x.dtype)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         # gx = gy * (m + (1 - m) W) and gW = sum((1 - m) x gy) with the constant mask m = x >= 0.

@@ -69,6 +69,7 @@ from chainer_compat.functions.math import basic_math  # chainer.basic_math, as i
 from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook
+from chainer_compat.link_hook import get_link_hooks as _get_link_hooks  # Chainer's private name
 from chainer_compat.optimizer import GradientMethod, Optimizer, UpdateRule
 from chainer_compat.reporter import (
     DictSummary,

@@ -183,6 +183,14 @@ def _concat_arrays(values: Sequence[Any], padding: Any) -> Any:
         return _concat_with_padding(values, padding, device.xp)
 
 
+def _concat_arrays_with_padding(arrays: Sequence[Any], padding: Any) -> Any:
+    """Stacks ``arrays`` along a new first axis, each padded with ``padding`` to the largest
+    shape. Chainer's private name, which libraries built on it (chainer-chemistry) import."""
+    device = backend.get_device_from_array(arrays[0])
+    with device.create_context():
+        return _concat_with_padding(arrays, padding, device.xp)
+
+
 def _concat_with_padding(arrays: Sequence[Any], padding: Any, xp: Any) -> Any:
     shape = list(arrays[0].shape)
     for array in arrays[1:]:

@@ -93,3 +93,30 @@ def test_variable_mean_is_a_differentiable_weighted_average():
 def test_variable_as_the_standard_layout_is_itself():
     x = chainer.Variable(numpy.zeros((2, 3), numpy.float32))
     assert x.as_layout(None) is x
+
+
+def test_private_link_hook_table_registers_a_hook_for_every_link_call():
+    # chainer-chemistry's saliency calculators register hooks by writing this table.
+    calls = []
+
+    class Records(chainer.LinkHook):
+        name = "Records"
+
+        def forward_preprocess(self, args):
+            calls.append(type(args.link).__name__)
+
+    hooks = chainer._get_link_hooks()
+    hooks["probe"] = Records()
+    try:
+        chainer.links.Linear(2, 3)(numpy.zeros((1, 2), numpy.float32))
+    finally:
+        del hooks["probe"]
+    assert calls == ["Linear"]
+    assert "probe" not in chainer._get_link_hooks()
+
+
+def test_private_padded_concatenation_pads_to_the_largest_shape():
+    convert = importlib.import_module(chainer.__name__ + ".dataset.convert")
+    batch = [numpy.ones((2,), numpy.int32), numpy.full((3,), 2, numpy.int32)]
+    stacked = convert._concat_arrays_with_padding(batch, padding=-1)
+    numpy.testing.assert_array_equal(stacked, [[1, 1, -1], [2, 2, 2]])

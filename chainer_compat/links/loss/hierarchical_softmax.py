@@ -140,24 +140,26 @@ class BinaryHierarchicalSoftmaxFunction(DeviceResident, function.Function):
         self.codes = visitor.visit_array(self.codes)
         self.begins = visitor.visit_array(self.begins)
 
-    def _steps(self, x: Any, t: Any, W: Any) -> tuple[Any, Any, Any, Any]:  # noqa: N803
+    def _steps(self, x: Any, t: Any, W: Any) -> tuple[Any, Any, Any, Any]:
         """Returns, for every step of every sample's path, the sample index, the node, the
         branch sign and the signed score ``sign * (W[node] . x[sample])``."""
         xp = backend.get_array_module(x)
         starts = self.begins[t]
         lengths = self.begins[t + 1] - starts
-        samples = xp.repeat(xp.arange(len(t)), lengths)
-        # Position of each step within its own path, then within the concatenated tables.
-        step_starts = xp.cumsum(lengths) - lengths
-        steps = xp.arange(int(lengths.sum())) - xp.repeat(step_starts, lengths)
-        positions = xp.repeat(starts, lengths) + steps
+        # The sample each step belongs to, found by where the step falls among the paths' ends
+        # (CuPy 13 refuses an array of counts in repeat), then the step's position within its
+        # own path and within the concatenated tables.
+        ends = xp.cumsum(lengths)
+        step = xp.arange(int(lengths.sum()))
+        samples = xp.searchsorted(ends, step, side="right")
+        positions = starts[samples] + step - (ends - lengths)[samples]
         nodes = self.paths[positions]
         signs = self.codes[positions].astype(x.dtype, copy=False)
         scores = (W[nodes] * x[samples]).sum(axis=1) * signs
         return samples, nodes, signs, scores
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, t, W = inputs  # noqa: N806
+        x, t, W = inputs
         xp = backend.get_array_module(x)
         _, _, _, scores = self._steps(x, t, W)
         # log(1 + exp(-score)) summed over every step of every path.
@@ -165,13 +167,13 @@ class BinaryHierarchicalSoftmaxFunction(DeviceResident, function.Function):
 
     def backward(self, inputs: tuple[Any, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, t, W = inputs  # noqa: N806
+        x, t, W = inputs
         gloss, = grad_outputs
         xp = backend.get_array_module(x)
         samples, nodes, signs, scores = self._steps(x, t, W)
         step_grads = -gloss * signs / (1 + xp.exp(scores))
         gx = xp.zeros_like(x)
-        gW = xp.zeros_like(W)  # noqa: N806
+        gW = xp.zeros_like(W)
         utils.add_at(gx, samples, step_grads[:, None] * W[nodes])
         utils.add_at(gW, nodes, step_grads[:, None] * x[samples])
         return gx, None, gW
@@ -244,7 +246,7 @@ class BinaryHierarchicalSoftmax(link.Link):
         return queue[0][2]
 
     def _check_inputs(self, x: variable.Variable, t: Any) -> None:
-        W = self.W  # noqa: N806
+        W = self.W
         checks = [
             ("x.dtype.kind == f", x.dtype.kind == "f", f"{x.dtype.kind} != f"),
             ("x.ndim == 2", x.ndim == 2, f"{x.ndim} != 2"),

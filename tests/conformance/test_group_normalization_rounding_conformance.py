@@ -40,8 +40,9 @@ def _expected(x, gamma, beta, gy, groups, eps):
             ggamma.astype(gamma.dtype), gbeta.astype(gamma.dtype))
 
 
+# Pure float16 is left out: chainer_compat sums float16 statistics in float32 where Chainer's
+# float16 sums overflow (tests/unit/functions/normalization/test_group_normalization.py).
 @pytest.mark.parametrize("x_dtype, parameter_dtype", [
-    (numpy.float16, numpy.float16),
     (numpy.float16, numpy.float32),
     (numpy.float32, numpy.float32),
 ])

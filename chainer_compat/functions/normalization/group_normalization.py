@@ -63,11 +63,12 @@ class GroupNormalization(FunctionNode):
         # Mixed precision: a float16 x with float32 parameters is normalized in float32.
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
         # compat: Chainer's CPU order, one operation at a time, for its rounding (NOTE
-        # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py): the mean is
-        # accumulated in the normalizing dtype (float16 stays float16), the variance as NumPy's
-        # mean does (float16 in float32), and the scale is 1 / sqrt(var + eps).
+        # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py): the mean in the
+        # normalizing dtype, the variance as NumPy's mean does, and the scale 1 / sqrt(var +
+        # eps). One departure: float16 statistics are summed in float32 (_RowMean), as
+        # batch_normalization's are; Chainer's float16 sums overflow.
         grouped = x.reshape(batch_size * self.groups, -1)
-        mean = grouped.mean(axis=1, keepdims=True, dtype=dtype)
+        mean = _row_mean(grouped, dtype)
         centered = grouped - mean
         var = (centered * centered).mean(axis=1, keepdims=True)
         var += self.eps
@@ -109,12 +110,21 @@ class GroupNormalization(FunctionNode):
         return tuple(grads)
 
 
+def _row_mean(x: Any, dtype: Any) -> Any:
+    """The mean of ``x`` along axis 1, kept as a column, in ``dtype`` (NumPy's when None),
+    summed in float32 or wider."""
+    if dtype is None:
+        return x.mean(axis=1, keepdims=True)
+    wide = numpy.promote_types(dtype, numpy.float32)
+    return x.mean(axis=1, keepdims=True, dtype=wide).astype(dtype, copy=False)
+
+
 class _RowMean(FunctionNode):
     """The mean of a 2-D array along axis 1, kept as a column, rounded as NumPy's ``mean``.
 
     Args:
-        dtype: The dtype to accumulate and return in; None for NumPy's default (float16 is
-            accumulated in float32 and returned in float16).
+        dtype: The dtype to return in, summed in float32 or wider; None for NumPy's default
+            (float16 is accumulated in float32 and returned in float16).
     """
 
     def __init__(self, dtype: Any = None) -> None:
@@ -124,7 +134,7 @@ class _RowMean(FunctionNode):
         x, = inputs
         self._input_shape = x.shape
         self._input_dtype = x.dtype
-        return x.mean(axis=1, keepdims=True, dtype=self.dtype),
+        return _row_mean(x, self.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -60,3 +60,16 @@ def test_gradients_of_first_and_second_order():
 def test_channel_count_not_divisible_by_groups_names_both():
     with pytest.raises(ValueError, match="channels 6 is not divisible by 'groups' argument 4"):
         group_normalization(numpy.zeros((1, 6, 2)), 4, numpy.ones(6), numpy.zeros(6))
+
+
+def test_float16_statistics_are_summed_in_float32():
+    # Compat: Chainer sums float16 statistics in float16, which overflows here (NaN); ours are
+    # those of float32 statistics rounded to float16, as batch_normalization's are.
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(40, 60, (2, 4, 32, 32)).astype(numpy.float16)
+    gamma, beta = numpy.ones(4, numpy.float16), numpy.zeros(4, numpy.float16)
+    y = group_normalization(x, 2, gamma, beta)
+    expected = group_normalization(x.astype(numpy.float32), 2, gamma.astype(numpy.float32),
+                                   beta.astype(numpy.float32))
+    assert y.dtype == numpy.float16
+    numpy.testing.assert_allclose(y.array, expected.array, atol=2e-2)

@@ -62,36 +62,36 @@ def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...
 # functions/loss/softmax_cross_entropy.py). That C-ordered copy is up to 9 times slower than the
 # channel-major one below (its rows are kernel-width runs), which made the forward and backward
 # of a realistic layer 23-37% slower; so we take Chainer's layout only for products of at most
-# _CHAINER_LAYOUT_LIMIT multiply-adds (where it is cheap) and for one sample (where it costs
-# nothing). Measured against Chainer 7.8.1 (NumPy 1.26, OpenBLAS 0.3.23) from ours (NumPy 2.4,
-# OpenBLAS 0.3.31), above the limit the channel-major forward rounded as Chainer's for every
-# reduction of up to 576 terms, and the weight gradient as Chainer's for no layout at all (the
-# two OpenBLAS versions sum long reductions differently). Above it the output's channels are
-# outermost in memory, so later reductions over it (sums, batch statistics) may be ordered,
-# and rounded, differently from Chainer's.
+# _CHAINER_LAYOUT_LIMIT multiply-adds, where it costs about 0.1 ms a layer. A single sample
+# above the limit takes the channel-major path too: Chainer's layout cost it 0-20%, and its
+# channels-last output slowed what followed. Measured against Chainer 7.8.1 (NumPy 1.26,
+# OpenBLAS 0.3.23) from ours (NumPy 2.4, OpenBLAS 0.3.31), above the limit the channel-major
+# forward rounded as Chainer's for every reduction of up to 576 terms, and the weight gradient
+# as Chainer's for no layout at all (the two OpenBLAS versions sum long reductions
+# differently). Above it the output's channels are outermost in memory, so later reductions
+# over it (sums, batch statistics) may be ordered, and rounded, differently from Chainer's.
 _CHAINER_LAYOUT_LIMIT = 2 ** 20
 
 
-def _uses_chainer_layout(xp: Any, groups: int, n: int, rows: int, depth: int,
+def _uses_chainer_layout(xp: Any, groups: int, rows: int, depth: int,
                          out_channels: int) -> bool:
     """Whether to contract as Chainer's CPU code does: NOTE [Chainer's convolution layouts].
 
     Args:
         xp: The array module.
         groups: The channel groups (Chainer's grouped path is already ours).
-        n: The batch size.
         rows: ``n`` times the output's spatial size.
         depth: The input channels per group times the kernel's size.
         out_channels: The output channels.
     """
     return (xp is numpy and groups == 1
-            and (n == 1 or rows * depth * out_channels <= _CHAINER_LAYOUT_LIMIT))
+            and rows * depth * out_channels <= _CHAINER_LAYOUT_LIMIT)
 
 
 def _as_chainer_reads_patches(patches: Any) -> Any:
     """The ``(n, c, *ksize, *outs)`` patch view, laid out as Chainer's im2col array is.
 
-    compat: with one sample, tensordot reads Chainer's C-ordered im2col array as an F-ordered
+    Compat: with one sample, tensordot reads Chainer's C-ordered im2col array as an F-ordered
     matrix, a view, which BLAS rounds differently from the C-ordered copy it makes of our
     strided view; with more samples tensordot copies both to the same C order (NOTE [Chainer's
     convolution layouts]).
@@ -104,7 +104,7 @@ def _as_chainer_reads_patches(patches: Any) -> Any:
 def _as_chainer_reads_gy(gy: Any) -> Any:
     """``gy``, copied to C order where Chainer's CPU weight gradient copies it.
 
-    compat: Chainer copies a gy that is neither C- nor F-contiguous and has an axis of length 1
+    Compat: Chainer copies a gy that is neither C- nor F-contiguous and has an axis of length 1
     (a workaround for an old NumPy); the copy changes the layout BLAS reads, and with it the
     rounding (NOTE [Chainer's convolution layouts]).
     """
@@ -122,7 +122,7 @@ def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
     depth = group_channels * kh * kw
-    if _uses_chainer_layout(xp, groups, n, n * out_h * out_w, depth, out_channels):
+    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels):
         # compat: (n * out_h * out_w, depth) x (depth, c_O), the channels last in memory
         # (NOTE [Chainer's convolution layouts]).
         y = numpy.tensordot(_as_chainer_reads_patches(patches), w, ((1, 2, 3), (1, 2, 3)))
@@ -144,7 +144,7 @@ def _weight_gradient(x: Any, gy: Any, node: Any, w_shape: tuple[int, ...], w_dty
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
     depth = group_channels * kh * kw
-    if _uses_chainer_layout(xp, groups, n, n * out_h * out_w, depth, out_channels):
+    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels):
         # compat: gy as (c_O, n * out_h * out_w) times the patches as (n * out_h * out_w,
         # depth) (NOTE [Chainer's convolution layouts]).
         gw = numpy.tensordot(_as_chainer_reads_gy(gy), _as_chainer_reads_patches(patches),

@@ -274,7 +274,9 @@ class SoftmaxCrossEntropy(FunctionNode):
             return self._fused_mean_loss(xp, x, t, shifted, xp.log(total))
         del shifted, exp_shifted
         log_z = _log_normalizer(xp, peak, total)  # NOTE [Chainer's rounding]
-        if self.cache_score:
+        # The cached softmax costs a pass over x; without backprop no backward will read it
+        # (a backward that finds none recomputes the same values).
+        if self.cache_score and thread_flags.flags.enable_backprop:
             self.y = _softmax_from(xp, x, log_z)
         if self.soft_target:
             return self._soft_target_loss(xp, x, t, x - log_z)

@@ -134,6 +134,7 @@ class _Run:
         # The one function a step queued while nothing else was pending: a chain's next step
         # skips the heap (NOTE [engine fast path]).
         solo: FunctionNode | None = None
+        # ``func`` is read by name from this frame by _add_creation_stack when a step fails.
         while True:
             if solo is not None:
                 func = solo

@@ -25,8 +25,10 @@ class DeCov(OldStyleCall, FunctionNode):
     """The DeCov loss of ``h``. Use :func:`decov`.
 
     Compat: Chainer's is an old-style ``Function``; calling an instance, ``DeCov(reduce)(h)``,
-    works as there. Its gradients are built from differentiable functions, so unlike
-    Chainer's it can be differentiated twice.
+    works as there, but applies a copy of the instance (each call is a node of its own), so
+    the attributes below are set on the output's ``creator``, not on the instance called. Its
+    gradients are built from differentiable functions, so unlike Chainer's it can be
+    differentiated twice.
 
     Args:
         reduce: ``'half_squared_sum'`` or ``'no'``, as :func:`decov` takes.

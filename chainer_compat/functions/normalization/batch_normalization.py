@@ -189,7 +189,9 @@ class BatchNormalization(FunctionNode):
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         x_wide, gamma_wide, gy_wide = (_cast(v, dtype) for v in (x, gamma, gy))
         # The forward's statistics recomputed with its rounding (NumPy's mean and var divide
-        # sums by the count), so that the first-order gradients equal the array path's.
+        # sums by the count), so that the first-order gradients equal the array path's when
+        # x and gamma share a dtype (with float64 x and float32 gamma, this path computes in
+        # float64 where the array path sums in gamma's dtype, as Chainer's does).
         mean = _mean(x_wide, axis=axis, keepdims=True)
         centered = x_wide - mean
         var = _mean(centered * centered, axis=axis, keepdims=True)

@@ -22,7 +22,6 @@ from chainer_compat.utils import argument
 __all__ = ["DecorrelatedBatchNormalization", "fix_avg_mean", "fix_avg_projection"]
 
 
-
 class DecorrelatedBatchNormalization(link.Link):
     """Decorrelated batch normalization layer (no learned parameters).
 

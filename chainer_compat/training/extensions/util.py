@@ -21,6 +21,10 @@ class ProgressBar:
     :meth:`get_lines` and moves the cursor back up to where the block starts, so the next
     update overwrites it (ANSI escape sequences).
 
+    Compat: Chainer also drives the Windows console API here (and defines its helpers
+    ``erase_console`` and ``set_console_cursor_position`` on Windows only); this class writes
+    ANSI sequences everywhere.
+
     Args:
         bar_length: Width in characters a subclass gives its bars (50 when None).
         out: Stream to draw on (``sys.stdout`` when None).

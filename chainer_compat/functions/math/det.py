@@ -68,7 +68,9 @@ def det(a: Any) -> variable.Variable:
     """Determinant of one square matrix.
 
     Args:
-        a: Input Variable or array (float) of shape ``(n, n)``.
+        a: Input Variable or array (float) of shape ``(n, n)``; as in Chainer, any array of
+            ``n * n`` entries whose first two axes are ``(n, n)`` is read as that matrix (a
+            ``(n, n, 1, 1)`` convolution weight, say).
 
     Returns:
         A 0-d Variable.
@@ -77,6 +79,8 @@ def det(a: Any) -> variable.Variable:
         chainer_compat.utils.type_check.InvalidType: If ``a`` is not a square matrix.
     """
     shape = variable.as_array(a).shape
-    batched = reshape(a, (1,) + shape)
+    # compat: Chainer reshapes the input to its first two axes (Glow's 1x1 invertible
+    # convolution takes the determinant of its (n, n, 1, 1) weight this way).
+    batched = reshape(a, (1,) + (shape[:2] if len(shape) > 2 else shape))
     y, = BatchDet().apply((batched,))
     return reshape(y, ())

@@ -61,7 +61,10 @@ class Gaussian(FunctionNode):
             if i == 0:
                 grads.append(gy)
             else:
-                grads.append(gy * exp(ln_var * 0.5) * self.eps * 0.5)
+                # compat: the noise term first, in Chainer's order, for its rounding (NOTE
+                # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+                noise = exp(ln_var * 0.5) * self.eps
+                grads.append(gy * noise * 0.5)
         return tuple(grads)
 
 

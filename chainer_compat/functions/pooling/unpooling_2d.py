@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import variable
+from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
 from chainer_compat.functions.pooling.pooling_2d import Pooling2D
@@ -58,6 +58,16 @@ class Unpooling2DGrad(FunctionNode):
         height, width = self.outsize
         # The input's size: the number of windows over the unpooled planes.
         h, w = window.pooled_size(height, width, self.cover_all)  # type: ignore[arg-type]
+        kh, kw = window.ksize
+        if (window.pad == (0, 0) and window.stride == window.ksize and kh == kw
+                and (height, width) == (h * kh, w * kw)):
+            # compat: an integer-scale unpooling (square windows tiling the planes exactly, the
+            # case Chainer's test picks); Chainer sums its windows as the last two axes of a
+            # reshaped view, which rounds differently from the position-by-position sum below
+            # (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+            xp = backend.get_array_module(gy)
+            tiles = gy.reshape(gy.shape[:2] + (h, kh, w, kw))
+            return xp.rollaxis(tiles, 3, 5).sum(axis=(4, 5)),
         return _pooling.sum_windows(gy, window, h, w),
 
     def backward(self, indexes: tuple[int, ...],

@@ -1,0 +1,51 @@
+"""Smaller functions that round as Chainer's CPU code does: an integer-scale unpooling's
+gradient sums each window as the last two axes of a reshaped view, and gaussian's gradient
+with respect to ln_var forms the noise term first. Set CHAINER_CONFORMANCE_TARGET=chainer to
+run this file on Chainer itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+
+chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+F = importlib.import_module(chainer.__name__ + ".functions")
+
+
+def test_integer_scale_unpooling_gradient_sums_each_tile_as_its_own_axes():
+    rng = numpy.random.RandomState(0)
+    x = chainer.Variable(rng.standard_normal((2, 3, 4, 4)).astype(numpy.float32))
+    y = F.unpooling_2d(x, 2, outsize=(8, 8))
+    gy = rng.standard_normal(y.shape).astype(numpy.float32)
+    y.grad = gy
+    y.backward()
+    tiles = numpy.rollaxis(gy.reshape(2, 3, 4, 2, 4, 2), 3, 5)
+    numpy.testing.assert_array_equal(x.grad, tiles.sum(axis=(4, 5)))
+
+
+def test_gaussian_gradient_of_ln_var_forms_the_noise_first():
+    rng = numpy.random.RandomState(1)
+    mean = chainer.Variable(rng.standard_normal((5, 40)).astype(numpy.float32))
+    ln_var = chainer.Variable(rng.standard_normal((5, 40)).astype(numpy.float32))
+    z, eps = F.gaussian(mean, ln_var, return_eps=True)
+    gy = rng.standard_normal(z.shape).astype(numpy.float32)
+    z.grad = gy
+    z.backward()
+    noise = numpy.exp(ln_var.array * numpy.float32(0.5)) * eps
+    numpy.testing.assert_array_equal(ln_var.grad, gy * noise * numpy.float32(0.5))
+    numpy.testing.assert_array_equal(mean.grad, gy)
+
+
+def test_det_reads_a_square_matrix_from_the_first_two_axes():
+    # Glow's invertible 1x1 convolution takes the determinant of its (n, n, 1, 1) weight.
+    q, _ = numpy.linalg.qr(numpy.random.RandomState(2).standard_normal((3, 3)))
+    weight = chainer.Variable(q.astype(numpy.float32).reshape(3, 3, 1, 1))
+    d = F.det(weight)
+    d.backward()
+    numpy.testing.assert_allclose(abs(d.array), 1.0, rtol=1e-5)
+    assert weight.grad.shape == (3, 3, 1, 1)
+    numpy.testing.assert_allclose(weight.grad[:, :, 0, 0],
+                                  d.array * numpy.linalg.inv(q).T, rtol=1e-4, atol=1e-5)

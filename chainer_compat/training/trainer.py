@@ -237,7 +237,12 @@ class Trainer:
         if isinstance(serializer, serializer_module.Serializer):
             serializer("_snapshot_elapsed_time", self.elapsed_time)
         else:
-            self._snapshot_elapsed_time = float(serializer("_snapshot_elapsed_time", 0.0))
+            elapsed = serializer("_snapshot_elapsed_time", 0.0)
+            # compat: a trainer saved when it had no elapsed time stores None (an object
+            # array in npz); Chainer loads it as is, and it counts as no time here.
+            if getattr(elapsed, "dtype", None) is not None and elapsed.dtype.kind == "O":
+                elapsed = elapsed.item()
+            self._snapshot_elapsed_time = 0.0 if elapsed is None else float(elapsed)
 
 
 def _extension_name(extension: Any) -> str:

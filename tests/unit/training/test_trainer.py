@@ -234,3 +234,20 @@ def test_name_less_extension_is_refused():
     trainer = get_trainer_with_mock_updater()
     with pytest.raises(TypeError, match="name is not given"):
         trainer.extend(Nameless())
+
+
+def test_a_snapshot_without_elapsed_time_loads_as_no_time():
+    # A trainer marked done before it ran stores None (chainerio's tests save one that way);
+    # Chainer loads it as it is.
+    import io
+
+    from chainer_compat import serializers
+
+    done = get_trainer_with_mock_updater()
+    done._done = True
+    buffer = io.BytesIO()
+    serializers.save_npz(buffer, done)
+    buffer.seek(0)
+    resumed = get_trainer_with_mock_updater()
+    serializers.load_npz(buffer, resumed)
+    assert resumed._snapshot_elapsed_time == 0.0

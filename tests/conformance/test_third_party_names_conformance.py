@@ -120,3 +120,10 @@ def test_private_padded_concatenation_pads_to_the_largest_shape():
     batch = [numpy.ones((2,), numpy.int32), numpy.full((3,), 2, numpy.int32)]
     stacked = convert._concat_arrays_with_padding(batch, padding=-1)
     numpy.testing.assert_array_equal(stacked, [[1, 1, -1], [2, 2, 2]])
+
+
+def test_vgg_module_keeps_its_private_two_by_two_pooling():
+    # cvmodelz builds its VGG variants from this helper.
+    vgg = importlib.import_module(chainer.__name__ + ".links.model.vision.vgg")
+    x = numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4)
+    numpy.testing.assert_array_equal(vgg._max_pooling_2d(x).array, [[[[5, 7], [13, 15]]]])

@@ -68,6 +68,10 @@ def _max_pooling_2x2(x: Any) -> Any:
     return max_pooling_2d(x, ksize=2)
 
 
+# compat: Chainer's private name for the same pooling, which cvmodelz imports from here.
+_max_pooling_2d = _max_pooling_2x2
+
+
 class VGGLayers(_imagenet.ImageNetModel):
     """The VGG network of 16 or 19 weight layers; use ``VGG16Layers`` or ``VGG19Layers``.
 

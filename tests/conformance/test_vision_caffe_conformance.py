@@ -53,13 +53,10 @@ NARROW_SOURCE = textwrap.dedent("""
         patch(googlenet, "Inception", narrowed(googlenet.Inception, 7))
 """)
 
-CHAINER_SCRIPT = NARROW_SOURCE + textwrap.dedent("""
-    import sys
-    from chainer.links.model.vision import googlenet, resnet, vgg
-    if sys.argv[1] == "narrow":
-        narrow_models(vgg, resnet, googlenet, setattr)
-    jobs = sys.argv[2:]
-    for kind, caffemodel, npz_path in zip(jobs[::3], jobs[1::3], jobs[2::3]):
+# Converts with the library's classes of the modules ``vgg``, ``resnet`` and ``googlenet`` in
+# the namespace it runs in: here (the target) and in the Chainer subprocess.
+CONVERT_SOURCE = textwrap.dedent("""
+    def convert(kind, caffemodel, npz_path):
         kind = kind.removesuffix("-v1")
         if kind.startswith("ResNet"):
             resnet.ResNetLayers.convert_caffemodel_to_npz(caffemodel, npz_path, int(kind[6:]))
@@ -67,6 +64,16 @@ CHAINER_SCRIPT = NARROW_SOURCE + textwrap.dedent("""
             googlenet.GoogLeNet.convert_caffemodel_to_npz(caffemodel, npz_path)
         else:
             getattr(vgg, kind).convert_caffemodel_to_npz(caffemodel, npz_path)
+""")
+
+CHAINER_SCRIPT = NARROW_SOURCE + CONVERT_SOURCE + textwrap.dedent("""
+    import sys
+    from chainer.links.model.vision import googlenet, resnet, vgg
+    if sys.argv[1] == "narrow":
+        narrow_models(vgg, resnet, googlenet, setattr)
+    jobs = sys.argv[2:]
+    for kind, caffemodel, npz_path in zip(jobs[::3], jobs[1::3], jobs[2::3]):
+        convert(kind, caffemodel, npz_path)
 """)
 
 VGG_URLS = {
@@ -246,13 +253,10 @@ def build(kind):
 
 
 def convert(kind, caffemodel, npz_path):
-    kind = kind.removesuffix("-v1")
-    if kind.startswith("ResNet"):
-        resnet.ResNetLayers.convert_caffemodel_to_npz(caffemodel, npz_path, int(kind[6:]))
-    elif kind == "GoogLeNet":
-        googlenet.GoogLeNet.convert_caffemodel_to_npz(caffemodel, npz_path)
-    else:
-        getattr(vgg, kind).convert_caffemodel_to_npz(caffemodel, npz_path)
+    """Converts with the target's classes: the same source the Chainer subprocess runs."""
+    namespace = {"vgg": vgg, "resnet": resnet, "googlenet": googlenet}
+    exec(CONVERT_SOURCE, namespace)  # noqa: S102 - the same source the subprocess runs
+    namespace["convert"](kind, caffemodel, npz_path)
 
 
 def read_npz(path):

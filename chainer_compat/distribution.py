@@ -57,6 +57,21 @@ class Distribution:
     :meth:`sample_n` rather than :meth:`sample`.
     """
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # compat: a distribution pickled by Chainer 7.8.1 (NOTE [pickles] in variable.py) keeps
+        # each parameter as given in a name-mangled attribute, _Normal__loc, where ours keeps it
+        # in _loc_input; Chainer's Normal also keeps its device, which ours reads off the arrays.
+        classes = {cls.__name__ for cls in type(self).__mro__}
+        renamed: dict[str, Any] = {}
+        for key, value in state.items():
+            owner, mangled, name = key[1:].partition("__")
+            if key.startswith("_") and mangled and owner in classes and name:
+                if name != "device":
+                    renamed[f"_{name}_input"] = value
+            else:
+                renamed[key] = value
+        self.__dict__.update(renamed)
+
     def _copy_to(self, target: Distribution) -> Distribution:
         target.__dict__ = copy.copy(self.__dict__)
         return target

@@ -93,6 +93,16 @@ class Link(DeviceResident):
             shape, dtype = _shape_and_dtype(value)
             self.add_param(name, shape, dtype=dtype)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # compat: a link pickled by Chainer 7.8.1 (NOTE [pickles] in variable.py) keeps its
+        # init flag under Chainer's private name, and the names of its overridden to_* methods,
+        # which chainer_compat reads from the class instead.
+        if "_Link__init_done" in state:
+            state = dict(state)
+            state["_init_done"] = state.pop("_Link__init_done")
+            state.pop("_overridden_to_methods", None)
+        self.__dict__.update(state)
+
     def _check_init_done(self) -> None:
         if not self._init_done:
             raise RuntimeError(

@@ -550,7 +550,9 @@ class Variable:
                 del self._shared
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _create_variable, (self._array, self.name, self.grad, self.requires_grad)
+        # compat: Chainer 7.8.1's arguments, in its order (NOTE [pickles]).
+        return _create_variable, (self._array, self.name, self.grad, self.requires_grad,
+                                  self.device)
 
     # ----------------------------------------------------------------------------- printing
     def __repr__(self) -> str:
@@ -1015,11 +1017,27 @@ def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> Vari
     return node
 
 
-def _create_variable(data: Any, name: str | None, grad: Any, requires_grad: bool) -> Variable:
+# NOTE [pickles]
+# Variables and Parameters pickle as a call of a module-level function, as Chainer's do, with
+# Chainer 7.8.1's arguments in Chainer's order and at Chainer's paths (chainer.variable.
+# _create_variable, chainer.variable._recover_parameter). So an object pickled by Chainer loads
+# here once `chainer` is the alias (install_as_chainer, or python -m chainer_compat), and ours
+# carry the same arguments. The functions also read the shorter argument lists of older pickles,
+# Chainer's and ours.
+def _create_variable(data: Any, name: str | None, grad: Any, requires_grad: bool,
+                     device: Any = None) -> Variable:
     # The flag is restored as it was, without the check for an explicit requires_grad=True.
     variable = Variable(data, name=name, grad=grad)
     variable._node._requires_grad = bool(requires_grad)
+    _restore_device(variable, device)
     return variable
+
+
+def _restore_device(variable: Variable, device: Any) -> None:
+    """Moves an unpickled Variable to the device it was pickled on, unless it is there already."""
+    if device is None or isinstance(device, backend.CpuDevice):
+        return  # NumPy arrays unpickle on the CPU: nothing to move
+    variable.to_device(device)
 
 
 class Parameter(Variable):
@@ -1087,9 +1105,11 @@ class Parameter(Variable):
 
     def __reduce__(self) -> tuple[Any, ...]:
         grad_var = self._grad_var
+        # compat: Chainer 7.8.1's seven arguments, in its order (NOTE [pickles]).
         return _recover_parameter, (self._array, self.name,
                                     None if grad_var is None else grad_var._array,
-                                    self.initializer, self.update_rule, self._grad_valid)
+                                    self._grad_valid, self.initializer, self.update_rule,
+                                    self.device)
 
     @property
     def grad(self) -> Any:
@@ -1184,9 +1204,28 @@ class Parameter(Variable):
             self.update_rule.update(self)
 
 
-def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
-                       update_rule: Any, grad_valid: bool = True) -> Parameter:
-    # grad_valid has a default: pickles written before it was added have five arguments.
+def _recover_parameter(*args: Any) -> Parameter:
+    """Rebuilds an unpickled Parameter (NOTE [pickles]).
+
+    The arguments are ``(data, name, grad, grad_valid, initializer, update_rule, device)`` as
+    Chainer 7.8.1 and chainer_compat write them, or one of the shorter lists of older pickles:
+    Chainer 6's, without ``grad_valid``; an early chainer_compat's, with ``grad_valid`` last and
+    no device; or five, without either.
+    """
+    device = None
+    grad_valid = True
+    if len(args) == 7:
+        data, name, grad, grad_valid, initializer, update_rule, device = args
+    elif len(args) == 6 and isinstance(args[5], bool):
+        data, name, grad, initializer, update_rule, grad_valid = args
+    elif len(args) == 6:
+        data, name, grad, initializer, update_rule, device = args
+    elif len(args) == 5:
+        data, name, grad, initializer, update_rule = args
+    else:
+        raise ValueError(
+            f"a pickled Parameter must have 5, 6 or 7 arguments, got {len(args)}: the pickle was "
+            "not written by Chainer 5-7 or chainer_compat")
     if data is None:
         param = Parameter(initializer=initializer, name=name)
         if grad is not None:
@@ -1198,6 +1237,7 @@ def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
         param.initializer = initializer  # keep the real initializer, not the data
         param.grad = grad
     param.update_rule = update_rule
+    _restore_device(param, device)
     return param
 
 

@@ -40,6 +40,12 @@ class Uniform(distribution.Distribution):
                              f"(not both), got {given}")
         self._inputs = {"low": low, "high": high, "loc": loc, "scale": scale}
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)  # Chainer's _Uniform__low becomes _low_input: gather them
+        if "_inputs" not in self.__dict__:
+            self._inputs = {name: self.__dict__.pop(f"_{name}_input", None)
+                            for name in ("low", "high", "loc", "scale")}
+
     @_cached_property
     def low(self) -> variable.Variable:
         """The lower bound."""

@@ -1,29 +1,27 @@
 """``SerialIterator``, which reads minibatches in the calling thread, and the epoch bookkeeping
 (``_advance``, ``_EpochBookkeeping``) it shares with the other iterators.
 
-Layer 8: imports ``dataset.iterator`` and ``iterators.order_samplers``.
+Layer 8: imports ``dataset.iterator``, ``iterators._statemachine`` and
+``iterators.order_samplers``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy
 
 from chainer_compat.dataset.iterator import Iterator
+from chainer_compat.iterators._statemachine import IteratorState
 from chainer_compat.iterators.order_samplers import ShuffleOrderSampler
 
 OrderSamplerLike = Callable[[numpy.ndarray, int], numpy.ndarray]
 
 
-class _IteratorState(NamedTuple):
-    """Where an iterator stands; ``order`` is None when examples are read in index order."""
-
-    current_position: int
-    epoch: int
-    is_new_epoch: bool
-    order: numpy.ndarray | None
+# The state's class lives at Chainer's path; this name is what the other iterators import, and
+# what pickles written by earlier versions of chainer_compat name.
+_IteratorState = IteratorState
 
 
 def _advance(state: _IteratorState, batch_size: int, repeat: bool,

@@ -9,6 +9,7 @@ link, utils and variable.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Any
 
 import numpy
@@ -179,6 +180,20 @@ class BinaryHierarchicalSoftmaxFunction(DeviceResident, function.Function):
         return gx, None, gW
 
 
+def _padded_tables(paths: dict[int, Any], codes: dict[int, Any],
+                   dtype: Any) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The internal nodes and branch signs of every word's path, one row per word id, padded
+    with zeros; ids absent from the tree have an empty path."""
+    n_vocabulary = max(paths) + 1
+    depth = max(len(path) for path in paths.values())
+    nodes = numpy.zeros((n_vocabulary, depth), numpy.int32)
+    signs = numpy.zeros((n_vocabulary, depth), dtype)
+    for word, path in paths.items():
+        nodes[word, :len(path)] = path
+        signs[word, :len(path)] = codes[word]
+    return nodes, signs
+
+
 class BinaryHierarchicalSoftmax(link.Link):
     """Hierarchical softmax over a binary tree of words (Morin and Bengio, 2005).
 
@@ -206,17 +221,27 @@ class BinaryHierarchicalSoftmax(link.Link):
         super().__init__()
         dtype = configuration.get_dtype(dtype)
         paths, codes, n_node = _paths_of_leaves(tree)
-        n_vocabulary = max(paths) + 1
-        depth = max(len(path) for path in paths.values())
-        # Padded tables, one row per word id; ids absent from the tree have an empty path.
-        self._nodes = numpy.zeros((n_vocabulary, depth), numpy.int32)
-        self._signs = numpy.zeros((n_vocabulary, depth), dtype)
-        for word, path in paths.items():
-            self._nodes[word, :len(path)] = path
-            self._signs[word, :len(path)] = codes[word]
+        self._nodes, self._signs = _padded_tables(paths, codes, dtype)
         self.parser_size = n_node
         with self.init_scope():
             self.W = variable.Parameter(initializers.Uniform(1), (n_node, in_size))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # compat: Chainer 7.8.1's link (NOTE [pickles] in variable.py) keeps its tree as a
+        # BinaryHierarchicalSoftmaxFunction, whose concatenated paths become our padded tables.
+        function = state.get("_func")
+        if function is not None and "_nodes" not in state:
+            state = dict(state)
+            del state["_func"]
+            begins = [int(begin) for begin in function.begins]
+            spans = [(word, begin, end)
+                     for word, (begin, end) in enumerate(itertools.pairwise(begins)) if end > begin]
+            paths = {word: function.paths[begin:end] for word, begin, end in spans}
+            codes = {word: function.codes[begin:end] for word, begin, end in spans}
+            state["_nodes"], state["_signs"] = _padded_tables(paths, codes,
+                                                              function.codes.dtype)
+            state["parser_size"] = function.parser_size
+        super().__setstate__(state)
 
     @staticmethod
     def create_huffman_tree(word_counts: dict[Any, Any]) -> Any:

@@ -24,12 +24,12 @@ from chainer_compat.utils import argument, type_check
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
 # NOTE [batch normalization gradients]
-# The gradients are written twice, from the same formulas. When nothing can differentiate or
-# observe them (NOTE [gradients without a node] in functions/connection/linear.py) they are
-# computed on arrays in one pass, reusing the statistics of the forward; otherwise they are
-# composed of differentiable Variable operations that recompute those statistics from x, so
-# that the gradient is itself differentiable (double backprop) without hand-written second
-# derivatives. Tests compare the two paths.
+# As in Chainer, each normalization's backward applies one node of its own, BatchNormalizationGrad
+# or FixedBatchNormalizationGrad, which computes the gradients on arrays from the forward's
+# statistics (with Chainer's rounding) and whose own backward gives the second-order gradients,
+# from formulas written out below. Function hooks and double backprop see that one node. When
+# nothing can differentiate or observe the gradients (NOTE [gradients without a node] in
+# functions/connection/linear.py) the same arithmetic runs without the node.
 
 
 def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
@@ -180,74 +180,131 @@ class BatchNormalization(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
-        axis = self._reduction_axis
         if _may_skip_gradient_nodes(gy):
             return self._gradients_without_nodes(indexes, x, gamma, gy)
-        # NOTE [batch normalization gradients]: the differentiable path.
-        dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        count = x.size // gamma.size
-        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
-        x_wide, gamma_wide, gy_wide = (_cast(v, dtype) for v in (x, gamma, gy))
-        # The forward's statistics recomputed with its rounding (NumPy's mean and var divide
-        # sums by the count), so that the first-order gradients equal the array path's when
-        # x and gamma share a dtype (with float64 x and float32 gamma, this path computes in
-        # float64 where the array path sums in gamma's dtype, as Chainer's does).
-        mean = _mean(x_wide, axis=axis, keepdims=True)
-        centered = x_wide - mean
-        var = _mean(centered * centered, axis=axis, keepdims=True)
-        inv_std = 1.0 / _sqrt(var + self.eps)
-        normalized = centered * inv_std
-        g_beta = _sum(gy_wide, axis=axis)
-        g_gamma = _sum(gy_wide * normalized, axis=axis)
-        grads: list[Any] = []
-        if 0 in indexes:
-            projection = (normalized * g_gamma.reshape(shape) + g_beta.reshape(shape)) * (
-                1.0 / count)
-            gx = gamma_wide.reshape(shape) * inv_std * (gy_wide - projection)
-            grads.append(_cast(gx, x.dtype))
-        if 1 in indexes:
-            grads.append(_cast(g_gamma, gamma.dtype))
-        if 2 in indexes:
-            grads.append(_cast(g_beta, gamma.dtype))
-        return tuple(grads)
+        # NOTE [batch normalization gradients]
+        return BatchNormalizationGrad(self.eps, self._reduction_axis, self.mean,
+                                      self.inv_std).apply((x, gamma, gy))
 
     def _gradients_without_nodes(self, indexes: tuple[int, ...], x: Variable, gamma: Variable,
                                  gy: Variable) -> tuple[Variable, ...]:
         """The gradients of :meth:`backward` on arrays, from the forward's statistics."""
-        x_array, gamma_array, gy_array = x.array, gamma.array, gy.array
-        axis = self._reduction_axis
-        count = x_array.size // gamma_array.size
-        shape = _expanded_shape(x_array.shape, _kept_axis(x_array.ndim, axis))
-        inv_std = self.inv_std.reshape(shape)
-        normalized = x_array - self.mean.reshape(shape)
-        normalized *= inv_std
-        # compat: Chainer sums in gamma's dtype and scales by 1/m rounded to it (NOTE
-        # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
-        g_beta = gy_array.sum(axis=axis, dtype=gamma_array.dtype)
-        g_gamma = (gy_array * normalized).sum(axis=axis, dtype=gamma_array.dtype)
+        arrays = _gradient_arrays(indexes, x.array, gamma.array, gy.array, self.mean,
+                                  self.inv_std, self._reduction_axis)
         x_wants, gamma_wants, gy_wants = (
             v._node._requires_grad for v in (x, gamma, gy))
-        grads: list[Variable] = []
+        wants = {0: x_wants or gamma_wants or gy_wants, 1: x_wants or gy_wants, 2: gy_wants}
+        return tuple(_new_unlinked_variable(array, wants[index])
+                     for index, array in zip(indexes, arrays))
+
+
+def _gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, gy: Any, mean: Any,
+                     inv_std: Any, axis: tuple[int, ...]) -> list[Any]:
+    """The gradients of x, gamma and beta named by ``indexes``, from the forward's ``mean`` and
+    ``inv_std``, in Chainer's arithmetic."""
+    count = x.size // gamma.size
+    shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
+    normalized = x - mean.reshape(shape)
+    normalized *= inv_std.reshape(shape)
+    # compat: Chainer sums in gamma's dtype and scales by 1/m rounded to it (NOTE [Chainer's
+    # rounding] in functions/loss/softmax_cross_entropy.py).
+    g_beta = gy.sum(axis=axis, dtype=gamma.dtype)
+    g_gamma = (gy * normalized).sum(axis=axis, dtype=gamma.dtype)
+    grads: list[Any] = []
+    if 0 in indexes:
+        # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order. The
+        # difference is a new array, laid out as Chainer's gy - (...) is (as gy, where gy and x
+        # differ in layout), so that later reductions over gx (a convolution's weight gradient)
+        # add in Chainer's order too (NOTE [Chainer's rounding]).
+        projection = normalized * g_gamma.reshape(shape)
+        projection += g_beta.reshape(shape)
+        projection *= gamma.dtype.type(1.0 / count)
+        gx = gy - projection
+        del projection
+        gx *= (gamma * inv_std).reshape(shape)
+        grads.append(gx.astype(x.dtype, copy=False))
+    if 1 in indexes:
+        grads.append(g_gamma.astype(gamma.dtype, copy=False))
+    if 2 in indexes:
+        grads.append(g_beta.astype(gamma.dtype, copy=False))
+    return grads
+
+
+class BatchNormalizationGrad(FunctionNode):
+    """The gradients of :class:`BatchNormalization`: ``(x, gamma, gy) -> (gx, ggamma, gbeta)``.
+
+    Args:
+        eps: The forward's ``eps``.
+        axis: The axes its statistics were taken over.
+        mean: The batch mean it computed.
+        inv_std: Its inverse standard deviation.
+    """
+
+    def __init__(self, eps: float, axis: tuple[int, ...], mean: Any, inv_std: Any) -> None:
+        self.eps = eps
+        self.axis = axis
+        self.mean = mean
+        self.inv_std = inv_std
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x, gamma, gy = inputs
+        return tuple(_gradient_arrays((0, 1, 2), x, gamma, gy, self.mean, self.inv_std,
+                                      self.axis))
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # With m entries per statistic, s = inv_std, n = (x - mean) s, a = gamma s, and sums
+        # over the batch axes: gbeta = sum gy, ggamma = sum gy n and
+        # gx = a (gy - (n ggamma + gbeta) / m). Given the gradients (hx, hgamma, hbeta) of those
+        # three, the loss they feed is L = sum hx gx + hgamma ggamma + hbeta gbeta; below are its
+        # derivatives by gy, gamma and x (through n and, via the variance, through s).
+        x, gamma, gy = self.get_retained_inputs()
+        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        axis = self.axis
+        count = x.size // gamma.size
+        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
+        x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
+        gamma_wide = _cast(gamma, dtype).reshape(shape)
+        h_x, h_gamma, h_beta = _filled(grad_outputs, (x_wide.shape, shape, shape), dtype,
+                                       backend.get_array_module(x.array))
+
+        def total(value: Any) -> Any:
+            return _sum(value, axis=axis, keepdims=True)
+
+        mean = _mean(x_wide, axis=axis, keepdims=True)
+        centered = x_wide - mean
+        inv_std = 1.0 / _sqrt(_mean(centered * centered, axis=axis, keepdims=True) + self.eps)
+        normalized = centered * inv_std
+        scale = gamma_wide * inv_std
+        g_beta, g_gamma = total(gy_wide), total(gy_wide * normalized)
+        h_x_total, h_x_normalized = total(h_x), total(h_x * normalized)
+        projected = (total(h_x * gy_wide) - (g_gamma * h_x_normalized + g_beta * h_x_total)
+                     * (1.0 / count))
+        grads: list[Any] = []
         if 0 in indexes:
-            # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order.
-            # The difference is a new array, laid out as Chainer's gy - (...) is (as gy, where
-            # gy and x differ in layout), so that later reductions over gx (a convolution's
-            # weight gradient) add in Chainer's order too (NOTE [Chainer's rounding]).
-            projection = normalized * g_gamma.reshape(shape)
-            projection += g_beta.reshape(shape)
-            projection *= gamma_array.dtype.type(1.0 / count)
-            gx = gy_array - projection
-            del projection
-            gx *= (gamma_array * self.inv_std).reshape(shape)
-            grads.append(_new_unlinked_variable(
-                gx.astype(x_array.dtype, copy=False), x_wants or gamma_wants or gy_wants))
+            # dL/dn, then back through n = (x - mean) s and s = (var + eps)^-1/2.
+            by_normalized = (h_gamma * gy_wide - (scale * (1.0 / count))
+                             * (gy_wide * h_x_normalized + g_gamma * h_x))
+            by_inv_std = gamma_wide * projected
+            gx = inv_std * (by_normalized - total(by_normalized) * (1.0 / count)
+                            - normalized * (total(by_normalized * normalized) * (1.0 / count)))
+            gx = gx - by_inv_std * inv_std * inv_std * normalized * (1.0 / count)
+            grads.append(_cast(gx, x.dtype))
         if 1 in indexes:
-            grads.append(_new_unlinked_variable(
-                g_gamma.astype(gamma_array.dtype, copy=False), x_wants or gy_wants))
+            grads.append(_cast((inv_std * projected).reshape(gamma.shape), gamma.dtype))
         if 2 in indexes:
-            grads.append(_new_unlinked_variable(
-                g_beta.astype(gamma_array.dtype, copy=False), gy_wants))
+            g_gy = (scale * (h_x - (normalized * h_x_normalized + h_x_total) * (1.0 / count))
+                    + h_gamma * normalized + h_beta)
+            grads.append(_cast(g_gy, gy.dtype))
         return tuple(grads)
+
+
+def _filled(grads: tuple[Any, ...], shapes: tuple[tuple[int, ...], ...], dtype: Any,
+            xp: Any) -> list[Any]:
+    """The given gradients, cast to ``dtype`` and shaped, with zeros for those not given."""
+    return [Variable(xp.zeros(shape, dtype), requires_grad=False) if grad is None
+            else _cast(grad, dtype).reshape(shape) for grad, shape in zip(grads, shapes)]
 
 
 class FixedBatchNormalization(FunctionNode):
@@ -295,74 +352,126 @@ class FixedBatchNormalization(FunctionNode):
         x, gamma, mean, var = self.get_retained_inputs()
         gy, = grad_outputs
         axis = self._reduction_axis
-        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         if _may_skip_gradient_nodes(gy):
             return _fixed_gradients_without_nodes(indexes, x, gamma, mean, var, gy, axis,
-                                                  shape, self.eps)
-        # NOTE [batch normalization gradients]: the differentiable path.
-        dtype = gamma.dtype
-        x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
-        inv_var = 1.0 / (var + self.eps)  # as _fixed_inverses rounds it
-        inv_std = _sqrt(inv_var)
-        scale = gamma * inv_std
-        grads: list[Any] = []
-        if 0 in indexes:
-            grads.append(_cast(gy_wide * scale.reshape(shape), x.dtype))
-        g_beta = _sum(gy_wide, axis=axis)
-        g_gamma = None
-        if 1 in indexes or 4 in indexes:
-            normalized = (x_wide - mean.reshape(shape)) * inv_std.reshape(shape)
-            g_gamma = _sum(gy_wide * normalized, axis=axis)
-        if 1 in indexes:
-            grads.append(g_gamma)
-        if 2 in indexes:
-            grads.append(g_beta)
-        if 3 in indexes:
-            grads.append(-scale * g_beta)
-        if 4 in indexes:
-            grads.append((inv_var * -0.5) * (gamma * g_gamma))  # as the array path's
-        return tuple(grads)
+                                                  self.eps)
+        # NOTE [batch normalization gradients]
+        return FixedBatchNormalizationGrad(self.eps, axis).apply((x, gamma, mean, var, gy))
 
 
 def _fixed_gradients_without_nodes(indexes: tuple[int, ...], x: Variable, gamma: Variable,
                                    mean: Variable, var: Variable, gy: Variable,
-                                   axis: tuple[int, ...], shape: tuple[int, ...],
-                                   eps: float) -> tuple[Variable, ...]:
+                                   axis: tuple[int, ...], eps: float) -> tuple[Variable, ...]:
     """The gradients of :meth:`FixedBatchNormalization.backward` on arrays."""
-    xp = backend.get_array_module(x.array)
-    x_array, gamma_array, gy_array = x.array, gamma.array, gy.array
-    dtype = gamma_array.dtype
-    inv_var, inv_std = _fixed_inverses(xp, var.array, eps)
-    scale = gamma_array * inv_std
+    arrays = _fixed_gradient_arrays(indexes, x.array, gamma.array, mean.array, var.array,
+                                    gy.array, axis, eps)
     x_wants, gamma_wants, mean_wants, var_wants, gy_wants = (
         v._node._requires_grad for v in (x, gamma, mean, var, gy))
     statistics_wants = gamma_wants or var_wants or gy_wants
-    grads: list[Variable] = []
+    moments_wants = x_wants or mean_wants or statistics_wants
+    wants = {0: statistics_wants, 1: moments_wants, 2: gy_wants, 3: statistics_wants,
+             4: moments_wants}
+    return tuple(_new_unlinked_variable(array, wants[index])
+                 for index, array in zip(indexes, arrays))
+
+
+def _fixed_gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, mean: Any, var: Any,
+                           gy: Any, axis: tuple[int, ...], eps: float) -> list[Any]:
+    """The gradients of x, gamma, beta, mean and var named by ``indexes``, in Chainer's
+    arithmetic."""
+    xp = backend.get_array_module(x)
+    shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
+    dtype = gamma.dtype
+    inv_var, inv_std = _fixed_inverses(xp, var, eps)
+    scale = gamma * inv_std
+    grads: list[Any] = []
     if 0 in indexes:
-        gx = (gy_array * scale.reshape(shape)).astype(x_array.dtype, copy=False)
-        grads.append(_new_unlinked_variable(gx, statistics_wants))
-    g_beta = gy_array.sum(axis=axis, dtype=dtype)
+        grads.append((gy * scale.reshape(shape)).astype(x.dtype, copy=False))
+    g_beta = gy.sum(axis=axis, dtype=dtype)
     g_gamma = None
     if 1 in indexes or 4 in indexes:
-        normalized = x_array - mean.array.reshape(shape)
+        normalized = x - mean.reshape(shape)
         normalized *= inv_std.reshape(shape)
-        normalized *= gy_array
+        normalized *= gy
         # compat: summed in the product's dtype, as Chainer sums it (NOTE [Chainer's
         # rounding] in functions/loss/softmax_cross_entropy.py).
         g_gamma = normalized.sum(axis=axis).astype(dtype, copy=False)
-    moments_wants = x_wants or mean_wants or statistics_wants
     if 1 in indexes:
-        grads.append(_new_unlinked_variable(g_gamma, moments_wants))
+        grads.append(g_gamma)
     if 2 in indexes:
-        grads.append(_new_unlinked_variable(g_beta, gy_wants))
+        grads.append(g_beta)
     if 3 in indexes:
-        grads.append(_new_unlinked_variable(-scale * g_beta, statistics_wants))
+        grads.append(-scale * g_beta)
     if 4 in indexes:
         # compat: (-1/2 / (var + eps)) (gamma g_gamma), Chainer's grouping (NOTE [Chainer's
         # rounding]).
-        grads.append(_new_unlinked_variable(
-            (inv_var * dtype.type(-0.5)) * (gamma_array * g_gamma), moments_wants))
-    return tuple(grads)
+        grads.append((inv_var * dtype.type(-0.5)) * (gamma * g_gamma))
+    return grads
+
+
+class FixedBatchNormalizationGrad(FunctionNode):
+    """The gradients of :class:`FixedBatchNormalization`:
+    ``(x, gamma, mean, var, gy) -> (gx, ggamma, gbeta, gmean, gvar)``.
+
+    Args:
+        eps: The forward's ``eps``.
+        axis: The axes its statistics were taken over.
+    """
+
+    def __init__(self, eps: float, axis: tuple[int, ...]) -> None:
+        self.eps = eps
+        self.axis = axis
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2, 3, 4))
+        x, gamma, mean, var, gy = inputs
+        return tuple(_fixed_gradient_arrays((0, 1, 2, 3, 4), x, gamma, mean, var, gy,
+                                            self.axis, self.eps))
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # With s = (var + eps)^-1/2, n = (x - mean) s and sums over the batch axes:
+        # gx = gamma s gy, ggamma = G = sum gy n, gbeta = B = sum gy, gmean = -gamma s B and
+        # gvar = -1/2 s^2 gamma G. Given the gradients h of those five, the loss they feed is
+        # L = sum hx gx + hgamma G + hbeta B + hmean gmean + hvar gvar; below are its
+        # derivatives by each input.
+        x, gamma, mean, var, gy = self.get_retained_inputs()
+        dtype = gamma.dtype
+        axis = self.axis
+        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
+        x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
+        h_x, h_gamma, h_beta, h_mean, h_var = _filled(
+            grad_outputs, (x_wide.shape,) + (shape,) * 4, dtype,
+            backend.get_array_module(x.array))
+        gamma_wide = gamma.reshape(shape)
+        inv_var = 1.0 / (var.reshape(shape) + self.eps)  # as _fixed_inverses rounds it
+        inv_std = _sqrt(inv_var)
+        normalized = (x_wide - mean.reshape(shape)) * inv_std
+
+        def total(value: Any) -> Any:
+            return _sum(value, axis=axis, keepdims=True)
+
+        g_gamma, g_beta = total(gy_wide * normalized), total(gy_wide)
+        product = total(h_x * gy_wide)
+        # The weight of n in L's terms that are linear in G.
+        by_sum = h_gamma - 0.5 * h_var * inv_var * gamma_wide
+        grads: list[Any] = []
+        if 0 in indexes:
+            grads.append(_cast(inv_std * gy_wide * by_sum, x.dtype))
+        if 1 in indexes:
+            grads.append((inv_std * (product - h_mean * g_beta)
+                          - 0.5 * h_var * inv_var * g_gamma).reshape(gamma.shape))
+        if 2 in indexes:
+            grads.append((-inv_std * g_beta * by_sum).reshape(gamma.shape))
+        if 3 in indexes:
+            by_inv_std = (gamma_wide * (product - h_mean * g_beta)
+                          - h_var * inv_std * gamma_wide * g_gamma
+                          + by_sum * g_gamma / inv_std)
+            grads.append((-0.5 * inv_std * inv_var * by_inv_std).reshape(gamma.shape))
+        if 4 in indexes:
+            g_gy = gamma_wide * inv_std * (h_x - h_mean) + normalized * by_sum + h_beta
+            grads.append(_cast(g_gy, gy.dtype))
+        return tuple(grads)
 
 
 def _fixed_inverses(xp: Any, var: Any, eps: float) -> tuple[Any, Any]:

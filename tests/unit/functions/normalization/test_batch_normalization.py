@@ -148,8 +148,9 @@ def _gradients(function, arrays, gy, double):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
-def test_gradients_without_nodes_equal_the_differentiable_ones(monkeypatch, layout, dtype):
-    # NOTE [batch normalization gradients]: the array path and the Variable path.
+def test_gradients_without_nodes_equal_the_gradient_nodes(monkeypatch, layout, dtype):
+    # NOTE [batch normalization gradients]: without a node, and through the Grad node that
+    # double backprop records.
     taken = []
     original = batch_normalization_module.BatchNormalization._gradients_without_nodes
 
@@ -179,10 +180,56 @@ def test_gradients_without_nodes_equal_the_differentiable_ones(monkeypatch, layo
 
     fast += _gradients(fixed, arrays + statistics, gy, double=False)
     slow += _gradients(fixed, arrays + statistics, gy, double=True)
-    tolerance = {"rtol": 1e-4, "atol": 1e-5} if dtype == numpy.float32 else {"rtol": 1e-10}
     for fast_grad, slow_grad in zip(fast, slow):
         assert fast_grad.dtype == slow_grad.dtype == dtype
-        numpy.testing.assert_allclose(fast_grad, slow_grad, **tolerance)
+        numpy.testing.assert_array_equal(fast_grad, slow_grad)  # the same arithmetic
+
+
+class _Labels(chainer_compat.FunctionHook):
+    """Records the label of every function applied while it is registered."""
+
+    name = "labels"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_backward_under_a_hook_applies_one_gradient_node(fixed):
+    x, gamma, beta = (Variable(a) for a in _inputs((4, 3, 2), (3,), numpy.float32, seed=11))
+    statistics = (Variable(numpy.zeros(3, numpy.float32)), Variable(numpy.ones(3, numpy.float32)))
+    inputs = (x, gamma, beta) + (statistics if fixed else ())
+    function = fixed_batch_normalization if fixed else batch_normalization
+    gy = numpy.random.default_rng(12).standard_normal(x.shape).astype(numpy.float32)
+    y = function(*inputs)
+    y.grad = gy
+    y.backward()
+    plain = [v.grad.copy() for v in inputs]
+    for v in inputs:
+        v.cleargrad()
+    hook = _Labels()
+    y.grad = gy
+    with hook:
+        y.backward()
+    expected = "FixedBatchNormalizationGrad" if fixed else "BatchNormalizationGrad"
+    assert hook.labels == [expected]  # not the ~20 operations that compute it
+    for value, v in zip(plain, inputs):
+        numpy.testing.assert_array_equal(v.grad, value)
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_second_order_gradients_pass_through_the_gradient_node(fixed):
+    x, gamma, beta = (Variable(a) for a in _inputs((4, 3), (3,), numpy.float64, seed=13))
+    statistics = (Variable(numpy.zeros(3)), Variable(numpy.full(3, 2.0)))
+    inputs = (x, gamma, beta) + (statistics if fixed else ())
+    y = (fixed_batch_normalization if fixed else batch_normalization)(*inputs)
+    gx, g_gamma = chainer_compat.grad([y * y], [x, gamma], enable_double_backprop=True)
+    assert gx.creator is g_gamma.creator  # one node gave both, as in Chainer
+    assert gx.creator.label == ("FixedBatchNormalizationGrad" if fixed
+                                else "BatchNormalizationGrad")
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

@@ -56,10 +56,10 @@ class LogSoftmax(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return _LogSoftmaxGrad(self.axis).apply((y, grad_outputs[0]))
+        return LogSoftmaxGrad(self.axis).apply((y, grad_outputs[0]))
 
 
-class _LogSoftmaxGrad(FunctionNode):
+class LogSoftmaxGrad(FunctionNode):
     """Gradient of LogSoftmax from its output: ``gy - exp(y) * sum(gy)``."""
 
     def __init__(self, axis: int) -> None:

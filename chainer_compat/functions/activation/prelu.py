@@ -43,10 +43,10 @@ class PReLUFunction(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
-        return _PReLUGrad().apply((x, w, grad_outputs[0]))
+        return PReLUFunctionGrad().apply((x, w, grad_outputs[0]))
 
 
-class _PReLUGrad(FunctionNode):
+class PReLUFunctionGrad(FunctionNode):
     """Gradients of PReLU with respect to ``x`` and ``W``, from ``(x, W, gy)``."""
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:

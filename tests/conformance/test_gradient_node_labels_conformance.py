@@ -1,0 +1,62 @@
+"""The nodes a backward applies for its gradients carry Chainer's names, so function hooks
+(TimerHook, PrintHook, a profiler of one's own) report the same functions on both libraries.
+Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+import pytest
+
+chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+F = importlib.import_module(chainer.__name__ + ".functions")
+
+
+class _Applied(chainer.FunctionHook):
+    name = "applied"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+def _arrays(*shapes):
+    rng = numpy.random.RandomState(0)
+    return [chainer.Variable(rng.standard_normal(shape).astype(numpy.float32))
+            for shape in shapes]
+
+
+CASES = {
+    "relu": (lambda x: F.relu(x), [(3, 4)], ["ReLUGrad2"]),
+    "sigmoid": (lambda x: F.sigmoid(x), [(3, 4)], ["SigmoidGrad"]),
+    "tanh": (lambda x: F.tanh(x), [(3, 4)], ["TanhGrad"]),
+    "log_softmax": (lambda x: F.log_softmax(x), [(3, 4)], ["LogSoftmaxGrad"]),
+    "prelu": (lambda x, w: F.prelu(x, w), [(3, 4), (4,)], ["PReLUFunctionGrad"]),
+    "linear": (lambda x, w, b: F.linear(x, w, b), [(3, 4), (5, 4), (5,)],
+               ["LinearGradData", "LinearGradWeight", "Sum"]),
+    "embed_id": (lambda w: F.embed_id(numpy.array([0, 2], numpy.int32), w), [(3, 4)],
+                 ["EmbedIDGrad"]),
+    "max_pooling_2d": (lambda x: F.max_pooling_2d(x, 2), [(1, 2, 4, 4)], ["MaxPoolingNDGrad"]),
+    "batch_normalization": (lambda x, g, b: F.batch_normalization(x, g, b),
+                            [(4, 3), (3,), (3,)], ["BatchNormalizationGrad"]),
+    "softmax_cross_entropy": (
+        lambda x: F.softmax_cross_entropy(x, numpy.array([0, 3, 1], numpy.int32)), [(3, 4)],
+        ["_SoftmaxCrossEntropyGrad_NoDoubleBackprop"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_backward_applies_the_gradient_nodes_chainer_names(name):
+    function, shapes, expected = CASES[name]
+    inputs = _arrays(*shapes)
+    y = function(*inputs)
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    hook = _Applied()
+    with hook:
+        y.backward()
+    assert sorted(hook.labels) == sorted(expected)

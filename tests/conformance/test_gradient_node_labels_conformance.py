@@ -42,6 +42,8 @@ CASES = {
     "embed_id": (lambda w: F.embed_id(numpy.array([0, 2], numpy.int32), w), [(3, 4)],
                  ["EmbedIDGrad"]),
     "max_pooling_2d": (lambda x: F.max_pooling_2d(x, 2), [(1, 2, 4, 4)], ["MaxPoolingNDGrad"]),
+    "local_response_normalization": (lambda x: F.local_response_normalization(x),
+                                     [(2, 6, 2, 2)], ["LocalResponseNormalizationGrad"]),
     "batch_normalization": (lambda x, g, b: F.batch_normalization(x, g, b),
                             [(4, 3), (3,), (3,)], ["BatchNormalizationGrad"]),
     "softmax_cross_entropy": (

@@ -1,14 +1,16 @@
 """``local_response_normalization``: AlexNet's normalization across neighbouring channels.
 
-Layer 5: imports backend, utils, variable, function_node and type_check.
+Layer 5: imports configuration, utils, variable, function_node, type_check and
+``functions.connection.linear``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import utils, variable
+from chainer_compat import configuration, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.utils import type_check
 
 
@@ -55,6 +57,7 @@ class LocalResponseNormalization(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
+        self.retain_outputs((0,))
         x, = inputs
         unit_scale = self.k + self.alpha * _window_sum_array(x * x, self.n // 2)
         return utils.force_array(x * unit_scale ** -self.beta, x.dtype),
@@ -62,16 +65,63 @@ class LocalResponseNormalization(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
         gy, = grad_outputs
+        if _may_skip_gradient_nodes(gy):
+            # Operators skip their nodes here (NOTE [gradients without a node] in
+            # functions/connection/linear.py): the composition is the array arithmetic.
+            return _composed_gradient(x, gy, self.n // 2, self.k, self.alpha, self.beta),
+        # compat: one node, as Chainer applies, which function hooks and double backprop see.
+        return LocalResponseNormalizationGrad(self.n, self.k, self.alpha, self.beta).apply(
+            (x, y, gy))
+
+
+def _composed_gradient(x: Any, gy: Any, half: int, k: float, alpha: float,
+                       beta: float) -> Any:
+    """The gradient of x, from Variables or arrays, recomputing the scale from x."""
+    unit_scale = _ChannelWindowSum(half).apply((x * x,))[0] * alpha + k
+    scale = unit_scale ** -beta
+    spread = _ChannelWindowSum(half).apply((x * scale * gy / unit_scale,))[0]
+    # compat: (2 alpha beta x) times the window sum, in Chainer's order, for its rounding
+    # (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
+    return gy * scale - x * (2 * alpha * beta) * spread
+
+
+class LocalResponseNormalizationGrad(FunctionNode):
+    """The gradient of :class:`LocalResponseNormalization`: ``(x, y, gy) -> gx``.
+
+    Chainer's cannot be differentiated; this one can: its backward differentiates the
+    gradient's composition of Variable operations (as :func:`chainer_compat.grad` does).
+    """
+
+    def __init__(self, n: int, k: float, alpha: float, beta: float) -> None:
+        self.n = n
+        self.k = k
+        self.alpha = alpha
+        self.beta = beta
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 2))
+        x, y, gy = inputs
         half = self.n // 2
-        # Recomputed from Variables so that the gradient is differentiable again.
-        unit_scale = _ChannelWindowSum(half).apply((x * x,))[0] * self.alpha + self.k
-        scale = unit_scale ** -self.beta
-        y = x * scale
-        spread = _ChannelWindowSum(half).apply((y * gy / unit_scale,))[0]
-        # compat: (2 alpha beta x) times the window sum, in Chainer's order, for its rounding
-        # (NOTE [Chainer's rounding] in functions/loss/softmax_cross_entropy.py).
-        return gy * scale - x * (2 * self.alpha * self.beta) * spread,
+        unit_scale = self.k + self.alpha * _window_sum_array(x * x, half)
+        spread = _window_sum_array(y * gy / unit_scale, half)
+        gx = gy * unit_scale ** -self.beta - x * (2 * self.alpha * self.beta) * spread
+        return utils.force_array(gx, x.dtype),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat import _engine  # layer 6: differentiates the composition below
+
+        x, gy = self.get_retained_inputs()
+        record = configuration.config.enable_backprop
+        with configuration.using_config("enable_backprop", True):
+            gx = _composed_gradient(x, gy, self.n // 2, self.k, self.alpha, self.beta)
+        # The composition depends on x alone where this node also reads y = f(x): its whole
+        # derivative goes to x, none to y.
+        g_x, g_gy = _engine.grad([gx], [x, gy], [grad_outputs[0]],
+                                 enable_double_backprop=record)
+        return tuple([(g_x, None, g_gy)[index] for index in indexes])
 
 
 def local_response_normalization(x: Any, n: int = 5, k: float = 2, alpha: float = 1e-4,

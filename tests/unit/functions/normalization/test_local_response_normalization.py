@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat import gradient_check
+from chainer_compat import FunctionHook, Variable, gradient_check
 from chainer_compat.functions.normalization.local_response_normalization import (
     local_response_normalization,
 )
@@ -53,6 +53,37 @@ def test_backward_and_double_backward_match_numerical(xp):
 
     gradient_check.check_backward(f, x, gy)
     gradient_check.check_double_backward(f, x, gy, ggx)
+
+
+class _Applied(FunctionHook):
+    name = "applied"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+def test_gradient_node_gives_the_gradient_computed_without_it():
+    # Under a hook the backward applies LocalResponseNormalizationGrad; without one it
+    # composes operators that skip their nodes: the same arithmetic, bit for bit.
+    rng = numpy.random.default_rng(3)
+    x = Variable(rng.standard_normal((2, 7, 3)).astype(numpy.float32))
+    gy = rng.standard_normal((2, 7, 3)).astype(numpy.float32)
+    grads = []
+    for hooked in (False, True):
+        x.cleargrad()
+        y = local_response_normalization(x)
+        y.grad = gy
+        if hooked:
+            with _Applied() as hook:
+                y.backward()
+            assert hook.labels == ["LocalResponseNormalizationGrad"]
+        else:
+            y.backward()
+        grads.append(x.grad)
+    numpy.testing.assert_array_equal(grads[0], grads[1])
 
 
 def test_vector_input_raises_invalid_type():

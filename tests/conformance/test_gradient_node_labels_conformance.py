@@ -42,6 +42,7 @@ CASES = {
     "embed_id": (lambda w: F.embed_id(numpy.array([0, 2], numpy.int32), w), [(3, 4)],
                  ["EmbedIDGrad"]),
     "max_pooling_2d": (lambda x: F.max_pooling_2d(x, 2), [(1, 2, 4, 4)], ["MaxPoolingNDGrad"]),
+    "absolute": (lambda x: abs(x), [(3, 4)], ["AbsoluteGrad"]),
     "local_response_normalization": (lambda x: F.local_response_normalization(x),
                                      [(2, 6, 2, 2)], ["LocalResponseNormalizationGrad"]),
     "batch_normalization": (lambda x, g, b: F.batch_normalization(x, g, b),

@@ -2,8 +2,9 @@
 ``AbsoluteGrad``, ``DivGrad``, ``DivFromConstantGrad``, ``PowVarVarGrad``, ``PowVarConstGrad``
 and ``PowConstVarGrad``. ``basic_math`` re-exports them under Chainer's module path.
 
-Layer 5: imports the core, ``sum_to`` and ``log``. The operators' own backwards do not use these
-nodes (they are differentiable as written); these exist for code that applies them directly.
+Layer 5: imports the core, ``sum_to`` and ``log``. Of the operators' own backwards only abs's
+applies one (AbsoluteGrad, where hooks or double backprop can see it); the others are
+differentiable as written, and these nodes exist for code that applies them directly.
 """
 
 from __future__ import annotations

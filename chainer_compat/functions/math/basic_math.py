@@ -23,7 +23,9 @@ from chainer_compat.functions.array.get_item import get_item  # noqa: F401
 from chainer_compat.functions.array.reshape import reshape  # noqa: F401
 from chainer_compat.functions.array.transpose import transpose  # noqa: F401
 
-# compat: Chainer's separate gradient nodes, importable from here; our operators do not use them.
+# compat: Chainer's separate gradient nodes, importable from here; of our operators only abs
+# applies one (AbsoluteGrad, under hooks and double backprop), the others are differentiable
+# as written.
 from chainer_compat.functions.math._basic_math_grads import (  # noqa: F401
     AbsoluteGrad,
     DivFromConstantGrad,
@@ -209,28 +211,6 @@ class Absolute(_Unary):
             return gy * utils.force_array(backend.get_array_module(x).sign(x)),
         # compat: Chainer's gradient node, which function hooks see.
         return AbsoluteGrad(x).apply(grad_outputs)
-
-
-class AbsoluteGrad(_Unary):
-    """The gradient of ``abs(x)``: ``sign(x) gy``, linear in ``gy`` and so its own gradient.
-
-    Args:
-        x: The input array of ``abs``.
-    """
-
-    def __init__(self, x: Any) -> None:
-        self.x = x
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("gy",))
-        type_check.expect(in_types[0].dtype.kind == "f")
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
-        return utils.force_array(backend.get_array_module(gy).sign(self.x) * gy),
-
-    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        return AbsoluteGrad(self.x).apply(grad_outputs)
 
 
 # ------------------------------------------------------------------------------------ add

@@ -1,15 +1,17 @@
 """``DeviceResident``: objects whose arrays live on one device and move together, and the
 visitor that walks them (``Link`` is one; so is ``utils.WalkerAlias``).
 
-Layer 1: imports backend; cuda only inside ``to_gpu``.
+Layer 1: imports backend and ``utils.meta``; cuda only inside ``to_gpu``.
 """
 
 from __future__ import annotations
 
+import abc
 import warnings
 from typing import Any
 
 from chainer_compat import backend
+from chainer_compat.utils import meta
 
 __all__ = ["DeviceResident", "DeviceResidentsVisitor"]
 
@@ -93,7 +95,10 @@ class _ToDevice(DeviceResidentsVisitor):
             param.to_device(self._device)
 
 
-class DeviceResident:
+# compat: Chainer's metaclass: a subclass that overrides to_device, to_chx or from_chx is
+# refused when it is defined (TypeError), and one that overrides to_cpu, to_gpu or to_intel64
+# gets a DeprecationWarning; an ABCMeta, so that abstract mixins combine with links.
+class DeviceResident(meta.enable_final(meta_base=abc.ABCMeta)):  # type: ignore[misc]
     """Base class of objects that own arrays on one device and move them together.
 
     :meth:`to_device` (and ``to_cpu``/``to_gpu``) hands a moving visitor to
@@ -125,6 +130,7 @@ class DeviceResident:
         """The array module of :attr:`device`: numpy or cupy."""
         return self._device.xp
 
+    @meta.final
     def to_device(self, device: Any) -> Any:
         """Moves the arrays and Variables this object owns to ``device``; returns self.
 
@@ -134,6 +140,7 @@ class DeviceResident:
         self.device_resident_accept(_ToDevice(backend.get_device(device), False))
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_cpu(self) -> Any:
         """Moves the arrays and Variables this object owns to the host; returns self.
 
@@ -145,6 +152,7 @@ class DeviceResident:
             _ToDevice(backend.CpuDevice(), False, ("to_cpu", {}), self))
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_gpu(self, device: Any = None) -> Any:
         """Moves the arrays and Variables this object owns to a CUDA device; returns self.
 
@@ -167,6 +175,7 @@ class DeviceResident:
             backend.GpuDevice(cuda_device), True, ("to_gpu", {"device": cuda_device}), self))
         return self
 
+    @meta.final(action=DeprecationWarning)
     def to_intel64(self) -> Any:
         """Raises: iDeep is not supported by chainer_compat."""
         _warn_deprecated("to_intel64", "@intel64")
@@ -174,12 +183,14 @@ class DeviceResident:
             "to_intel64 must not be used: chainer_compat does not support iDeep; the CPU "
             "device ('@numpy', to_cpu()) runs the same code")
 
+    @meta.final
     def to_chx(self) -> Any:
         """Raises: ChainerX is not supported by chainer_compat."""
         raise RuntimeError(
             "to_chx must not be used: chainer_compat does not support ChainerX; use "
             "to_device('@numpy') or to_device('@cupy:N')")
 
+    @meta.final
     def from_chx(self) -> Any:
         """Returns self: without ChainerX, nothing ever lives there."""
         return self

@@ -80,7 +80,9 @@ class _EnableFinal(type):
                     continue
                 action, = marker
                 if issubclass(action, Warning):
-                    warnings.warn(f"Overriding method {attribute!r}.", action, stacklevel=2)
+                    # compat: attributed here, as Chainer's is, so that Python's default
+                    # filters hide a DeprecationWarning as they do Chainer's.
+                    warnings.warn(f"Overriding method {attribute!r}.", action, stacklevel=1)
                 else:
                     # compat: Chainer's message.
                     raise action(f"method {attribute!r} is final.")

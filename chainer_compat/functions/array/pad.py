@@ -1,6 +1,6 @@
 """``pad``: pads an array with ``numpy.pad``/``cupy.pad``, differentiably.
 
-Layer 5: imports backend, utils, variable, function_node and utils.type_check.
+Layer 5: imports backend, variable, function_node and utils.type_check.
 """
 
 from __future__ import annotations
@@ -9,12 +9,9 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, utils, variable
+from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
-
-# Modes whose padding only copies input elements: their gradient gathers copies back exactly.
-_COPY_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 
 def _widths(pad_width: Any, ndim: int) -> numpy.ndarray:
@@ -47,48 +44,15 @@ class Pad(FunctionNode):
         return xp.pad(x, self.pad_width, mode=self.mode, **self.keywords),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        copies = self.mode in _COPY_MODES and self.keywords.get("reflect_type", "even") == "even"
-        return _PadGrad(_widths(self.pad_width, len(self._in_shape)), self._in_shape,
-                        self.mode if copies else "constant").apply(grad_outputs)
-
-
-class _PadGrad(FunctionNode):
-    """Gradient of Pad: the central part, plus (for copying modes) the padded copies.
-
-    ``mode`` is ``'constant'`` (only the central part is an input element) or a copying mode.
-    The gradient of any other mode (``'linear_ramp'``, ``'mean'``, ...) is taken as the
-    central part only.
-
-    Compat: Chainer takes only the central part for every mode; for copying modes the
-    copies' gradients are added here as well, which is the exact gradient.
-    """
-
-    def __init__(self, widths: numpy.ndarray, in_shape: tuple[int, ...], mode: str) -> None:
-        self.widths = widths
-        self.in_shape = in_shape
-        self.mode = mode
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
-        xp = backend.get_array_module(gy)
-        if self.mode == "constant":
-            center = tuple(slice(int(before), int(before) + size)
-                           for (before, _), size in zip(self.widths, self.in_shape))
-            return utils.force_array(gy[center]).copy(),
-        # Pad the element indices the same way: each output entry names its source element.
-        size = utils.size_of_shape(self.in_shape)
-        index = xp.arange(size).reshape(self.in_shape)
-        source = xp.pad(index, self._width_list(), mode=self.mode)
-        gx = xp.bincount(source.ravel(), weights=gy.ravel(), minlength=size)
-        return utils.force_array(gx.astype(gy.dtype).reshape(self.in_shape)),
-
-    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        # The adjoint of gathering is padding again; of the central part, padding with zeros.
-        return Pad(self._width_list(), self.mode).apply(grad_outputs)
-
-    def _width_list(self) -> Any:
-        # A 0-d input has no axes: ``[]`` reads as float widths to numpy.pad, 0 pads nothing.
-        return self.widths.tolist() or 0
+        # compat: Chainer's gradient, the central part of gy whatever the mode. For the modes
+        # that copy input elements into the border (edge, reflect, symmetric, wrap) the exact
+        # gradient would add the copies' gradients too; Chainer's is kept so that models
+        # padded that way (CycleGAN's reflect padding) train as they did on Chainer.
+        gy, = grad_outputs
+        widths = _widths(self.pad_width, len(self._in_shape))
+        center = tuple(slice(int(before), int(before) + size)
+                       for (before, _), size in zip(widths, self._in_shape))
+        return gy[center],
 
 
 def pad(x: Any, pad_width: Any, mode: Any, **keywords: Any) -> variable.Variable:
@@ -107,6 +71,11 @@ def pad(x: Any, pad_width: Any, mode: Any, **keywords: Any) -> variable.Variable
 
     Raises:
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a float array.
+
+    Compat:
+        As in Chainer, the gradient of ``x`` is the central part of the output's gradient in
+        every mode: for the modes that copy input elements into the border (``'edge'``,
+        ``'reflect'``, ``'symmetric'``, ``'wrap'``) the copies' gradients are not added back.
     """
     y, = Pad(pad_width, mode, **keywords).apply((x,))
     return y

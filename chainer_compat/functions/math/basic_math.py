@@ -7,7 +7,9 @@ rules would say; two Variables must share one dtype and broadcast against each o
 
 from __future__ import annotations
 
+import functools
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -613,18 +615,30 @@ def _constant_label(value: Any) -> str:
     return f"({text})" if negative else text
 
 
+# The operators as Variable's own methods, where the first operand is always a Variable.
+_OPERATORS = (("__add__", add), ("__radd__", add), ("__sub__", sub), ("__rsub__", rsub),
+              ("__mul__", mul), ("__rmul__", mul), ("__truediv__", div), ("__rtruediv__", rdiv),
+              ("__floordiv__", floordiv), ("__rfloordiv__", rfloordiv), ("__pow__", pow),
+              ("__rpow__", rpow), ("__neg__", neg), ("__abs__", absolute),
+              ("__matmul__", matmul), ("__rmatmul__", rmatmul))
+
+
 def _install_variable_operators() -> None:
     """Binds the operators into Variable: see NOTE [late binding] in variable.py."""
     _variable_module._ops = __import__(__name__, fromlist=["_"])
     # The binary operators go straight onto the class: one Python frame less per operation.
-    for name, function in (("__add__", add), ("__radd__", add), ("__sub__", sub),
-                           ("__rsub__", rsub), ("__mul__", mul), ("__rmul__", mul),
-                           ("__truediv__", div), ("__rtruediv__", rdiv),
-                           ("__floordiv__", floordiv), ("__rfloordiv__", rfloordiv),
-                           ("__pow__", pow),
-                           ("__rpow__", rpow), ("__neg__", neg), ("__abs__", absolute),
-                           ("__matmul__", matmul), ("__rmatmul__", rmatmul)):
+    for name, function in _OPERATORS:
         setattr(Variable, name, function)
+
+
+def _taking_arrays(operator: Callable[..., Variable]) -> Callable[..., Variable]:
+    """The module-level form of an operator, whose first operand may also be an array (wrapped
+    into a Variable that needs no gradient), as Chainer's functions take one."""
+    def public(operand: Any, *operands: Any) -> Variable:
+        if isinstance(operand, _ndarray) or backend.is_cupy_array(operand):
+            operand = Variable(operand, requires_grad=False)
+        return operator(operand, *operands)
+    return functools.wraps(operator)(public)
 
 
 def install_variable_arithmetics() -> None:
@@ -637,3 +651,9 @@ def install_variable_arithmetics() -> None:
 
 
 _install_variable_operators()
+# compat: chainer.functions.add(x, y) and this module's functions are called on arrays too
+# (nnoir-chainer's converters do); Variable's methods keep the direct functions above.
+add, sub, rsub, mul, div, rdiv, floordiv, rfloordiv, pow, rpow, neg, absolute, matmul, rmatmul = (
+    _taking_arrays(operator) for operator in (
+        add, sub, rsub, mul, div, rdiv, floordiv, rfloordiv, pow, rpow, neg, absolute, matmul,
+        rmatmul))

@@ -199,25 +199,69 @@ class LocalConfig(threading.local):
         return getattr(self.__dict__["_global"], name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        local = self.__dict__
-        local[name] = value
-        if name in FAST_KEYS:
-            local["_fast"].set_local(name, value)
+        _set_local_key(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        local = self.__dict__
-        if name not in local:
-            # compat: AttributeError, as deleting a missing attribute raises in Chainer.
-            raise AttributeError(f"this thread's config has no local key {name!r} to delete")
-        del local[name]
-        if name in FAST_KEYS:
-            local["_fast"].clear_local(name)
+        _delete_local_key(self, name)
+
+    @property
+    def _local(self) -> _ThreadKeys:
+        # compat: Chainer keeps a thread's keys in ``config._local``; see _ThreadKeys.
+        return _ThreadKeys(self)
 
     def show(self, file: TextIO | None = None) -> None:
         """Prints every key with the value this thread sees, sorted by key."""
         values = {k: v for k, v in vars(self._global).items() if not k.startswith("_")}
         values.update((k, v) for k, v in vars(self).items() if not k.startswith("_"))
         _print_attrs(values, sys.stdout if file is None else file)
+
+
+def _set_local_key(config: LocalConfig, name: str, value: Any) -> None:
+    local = config.__dict__
+    local[name] = value
+    if name in FAST_KEYS:
+        local["_fast"].set_local(name, value)
+
+
+def _delete_local_key(config: LocalConfig, name: str) -> None:
+    local = config.__dict__
+    if name not in local:
+        # compat: AttributeError, as deleting a missing attribute raises in Chainer.
+        raise AttributeError(f"this thread's config has no local key {name!r} to delete")
+    del local[name]
+    if name in FAST_KEYS:
+        local["_fast"].clear_local(name)
+
+
+class _ThreadKeys:
+    """``config._local`` as Chainer lays it out: the keys the current thread set.
+
+    chainer_compat keeps them in the config itself (a threading.local); this view serves code
+    written against Chainer's layout. nnoir-chainer, for one, replaces
+    ``LocalConfig.__getattr__``/``__setattr__`` with functions that read and set
+    ``self._local`` and read ``self._global``; through this view they reach the thread's keys
+    without calling the replaced methods again.
+
+    Args:
+        config: The thread-local configuration viewed.
+    """
+
+    __slots__ = ("_config",)
+
+    def __init__(self, config: LocalConfig) -> None:
+        object.__setattr__(self, "_config", config)
+
+    def __getattr__(self, name: str) -> Any:
+        local = self._config.__dict__
+        if name.startswith("_") or name not in local:
+            raise AttributeError(f"this thread set no config key {name!r}")
+        return local[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _set_local_key(self._config, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _delete_local_key(self._config, name)
 
 
 def _load_global_config() -> GlobalConfig:

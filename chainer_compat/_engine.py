@@ -549,7 +549,8 @@ def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
         warnings.warn(
             "Treating a variable with only one element as a scalar in Variable.backward is "
             "deprecated. A scalar variable must be a 0-dimensional array. Apply "
-            "chainer.functions.squeeze to obtain a scalar variable.", DeprecationWarning,
+            "chainer.functions.squeeze to obtain a scalar variable. If the size of this "
+            "variable accidentally becomes one, set zero to grad.", DeprecationWarning,
             stacklevel=1)
     xp = backend.get_array_module(array)
     ones = xp.ones_like(array)

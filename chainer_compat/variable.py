@@ -155,8 +155,10 @@ class VariableNode(weakref.ref):
     # hash by identity, not by their Variable as weakref.ref would. A weak reference cannot be
     # re-pointed, so a Variable recreated by get_variable() after the first one was collected is
     # referenced from ``_revived``.
+    # compat: "__dict__" lets code set attributes of its own on a node, as on Chainer's
+    # (tensorboard-chainer's name_scope sets node.name_scope); the dict is made on first use.
     __slots__ = ("_revived", "_data", "name", "_creator_node", "rank", "_requires_grad",
-                 "dtype", "shape", "_array_type", "__weakref__")
+                 "dtype", "shape", "_array_type", "__weakref__", "__dict__")
     _revived: Any
     _data: Any
     name: str | None
@@ -197,6 +199,9 @@ class VariableNode(weakref.ref):
         for name in _NODE_FIELDS:
             value = getattr(self, name)
             setattr(node, name, value if memo is None else copy.deepcopy(value, memo))
+        own = self.__dict__  # attributes set by code outside the package, if any
+        if own:
+            node.__dict__.update(own if memo is None else copy.deepcopy(own, memo))
         return node
 
     def __init__(self, variable: Variable, name: str | None, **kwargs: Any) -> None:
@@ -277,6 +282,14 @@ class VariableNode(weakref.ref):
         self._revived = _weakref(variable)
         return variable
 
+    @property
+    def _variable(self) -> Any:
+        # compat: Chainer's node keeps its Variable as the weak reference ``_variable``, which
+        # code outside Chainer calls (tensorboard-chainer: ``node._variable()``). Here the node
+        # is that reference (NOTE [node as weak reference]), or _revived once it was revived.
+        revived = self._revived
+        return self if revived is None or self() is not None else revived
+
     def get_variable_or_none(self) -> Variable | None:
         """Returns the Variable of this node, or None if it was collected."""
         variable = self()
@@ -328,7 +341,8 @@ class VariableNode(weakref.ref):
         pass
 
 
-_NODE_FIELDS = tuple(name for name in VariableNode.__slots__ if name != "__weakref__")
+_NODE_FIELDS = tuple(name for name in VariableNode.__slots__
+                     if name not in ("__weakref__", "__dict__"))
 
 
 # NOTE [nodes made on demand]

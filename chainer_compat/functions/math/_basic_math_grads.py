@@ -2,14 +2,14 @@
 ``AbsoluteGrad``, ``DivGrad``, ``DivFromConstantGrad``, ``PowVarVarGrad``, ``PowVarConstGrad``
 and ``PowConstVarGrad``. ``basic_math`` re-exports them under Chainer's module path.
 
-Layer 5: imports the core, ``sum_to`` and ``log``. Of the operators' own backwards only abs's
-applies one (AbsoluteGrad, where hooks or double backprop can see it); the others are
-differentiable as written, and these nodes exist for code that applies them directly.
+Layer 5: imports the core, ``sum_to`` and ``log``. The operators' backwards apply them where
+hooks or double backprop can see them (NOTE [gradient nodes of the operators] in basic_math).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, cast
 
 import numpy
 
@@ -223,7 +223,9 @@ class PowVarConstGrad(_ConstantOperandGrad):
         self.retain_inputs((0, 1))
         x, gy = inputs
         value = _constant_like(x, self.value)
-        return utils.force_array(value * x ** (value - 1) * gy, x.dtype),
+        # compat: value - 1 taken before the cast to x's dtype, as Chainer takes it.
+        exponent = _constant_like(x, self.value - 1)
+        return utils.force_array(value * x ** exponent * gy, x.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
@@ -250,6 +252,9 @@ class PowConstVarGrad(_ConstantOperandGrad):
         type_check.expect(in_types[0].shape == in_types[1].shape)
 
     def _log_value(self, y: Any) -> Any:
+        if numpy.isscalar(self.value):
+            # compat: log of the constant in Python's precision, then cast, as Chainer does.
+            return numpy.dtype(y.dtype).type(math.log(cast(float, self.value)))
         xp = backend.get_array_module(y)
         return utils.force_array(xp.log(_constant_like(y, self.value)), y.dtype)
 

@@ -25,9 +25,8 @@ from chainer_compat.functions.array.get_item import get_item  # noqa: F401
 from chainer_compat.functions.array.reshape import reshape  # noqa: F401
 from chainer_compat.functions.array.transpose import transpose  # noqa: F401
 
-# compat: Chainer's separate gradient nodes, importable from here; of our operators only abs
-# applies one (AbsoluteGrad, under hooks and double backprop), the others are differentiable
-# as written.
+# compat: Chainer's separate gradient nodes, at its path; abs, / and ** apply them (NOTE
+# [gradient nodes of the operators]).
 from chainer_compat.functions.math._basic_math_grads import (  # noqa: F401
     AbsoluteGrad,
     DivFromConstantGrad,
@@ -209,10 +208,9 @@ class Absolute(_Unary):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x = self.get_retained_inputs()[0].array
         gy, = grad_outputs
-        if _direct(gy):  # NOTE [operators without a node]
-            return gy * utils.force_array(backend.get_array_module(x).sign(x)),
-        # compat: Chainer's gradient node, which function hooks see.
-        return AbsoluteGrad(x).apply(grad_outputs)
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            return AbsoluteGrad(x).apply(grad_outputs)
+        return gy * utils.force_array(backend.get_array_module(x).sign(x)),
 
 
 # ------------------------------------------------------------------------------------ add
@@ -426,6 +424,11 @@ def mul(self: Variable, rhs: Any) -> Variable:
 
 
 # ------------------------------------------------------------------------------------ div
+# NOTE [gradient nodes of the operators]
+# Where a gradient can be observed or differentiated (function hooks, double backprop, debug
+# mode), abs, / and ** apply Chainer's gradient nodes (AbsoluteGrad, DivGrad, PowVarConstGrad,
+# ...), which hooks then report as on Chainer. Otherwise they compute the same arithmetic with
+# operators that skip their nodes (NOTE [operators without a node]).
 class Div(_Binary):
     """``lhs / rhs`` with broadcasting."""
 
@@ -443,6 +446,8 @@ class Div(_Binary):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         gy, = grad_outputs
         a, b = self.get_retained_inputs()
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            return DivGrad(a.shape == b.shape).apply((a, b, gy))
         ga = gy / b
         grads = []
         for i in indexes:
@@ -467,7 +472,10 @@ class DivFromConstant(_Constant, _FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return -self.value * grad_outputs[0] / (x * x),
+        gy, = grad_outputs
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            return DivFromConstantGrad(self.value).apply((x, gy))
+        return -self.value * gy / (x * x),
 
 
 def div(self: Variable, rhs: Any) -> Variable:
@@ -522,12 +530,17 @@ class PowVarVar(_Binary):
 
         gy, = grad_outputs
         a, b = self.get_retained_inputs()
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            power = utils.force_array(a.array ** b.array)
+            return PowVarVarGrad(a.shape == b.shape, power).apply((a, b, gy))
         grads = []
         for i in indexes:
+            # compat: Chainer's grouping, b a^(b-1) gy and log(a) a^b gy (NOTE [Chainer's
+            # rounding] in functions/loss/softmax_cross_entropy.py).
             if i == 0:
-                grads.append(sum_to(gy * b * a ** (b - 1), a.shape))
+                grads.append(sum_to(b * a ** (b - 1) * gy, a.shape))
             else:
-                grads.append(sum_to(gy * log(a) * a ** b, b.shape))
+                grads.append(sum_to(log(a) * a ** b * gy, b.shape))
         return tuple(grads)
 
 
@@ -545,8 +558,11 @@ class PowVarConst(_Constant, _FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        value = self.value
-        return grad_outputs[0] * (value * x ** (value - 1)),
+        gy, = grad_outputs
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            return PowVarConstGrad(self._shown_value).apply((x, gy))
+        # compat: the exponent c - 1 is taken before the cast to x's dtype, as Chainer does.
+        return self.value * x ** (self._shown_value - 1) * gy,
 
 
 class PowConstVar(_Constant, _FloatUnary):
@@ -563,9 +579,11 @@ class PowConstVar(_Constant, _FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        xp = backend.get_array_module(y.array)
-        log_value = utils.force_array(xp.log(self.value), y.dtype)
-        return grad_outputs[0] * y * log_value,
+        gy, = grad_outputs
+        grad = PowConstVarGrad(self._shown_value)
+        if not _direct(gy):  # NOTE [gradient nodes of the operators]
+            return grad.apply((y, gy))
+        return grad._log_value(y.array) * y * gy,
 
 
 def pow(self: Variable, rhs: Any) -> Variable:

@@ -52,6 +52,15 @@ def test_broadcasting_binary_gradients(op):
     gradient_check.check_backward(op, (a, b), gy)
 
 
+@pytest.mark.parametrize("op", [operator.truediv, operator.pow], ids=lambda f: f.__name__)
+def test_broadcasting_binary_double_backward(op):
+    # Through DivGrad and PowVarVarGrad (NOTE [gradient nodes of the operators]).
+    a, b = make((2, 3), numpy.float64, seed=15), make((3,), numpy.float64, seed=16)
+    gy, gga, ggb = (make(shape, numpy.float64, seed=seed)
+                    for shape, seed in (((2, 3), 17), ((2, 3), 18), ((3,), 19)))
+    gradient_check.check_double_backward(op, (a, b), gy, (gga, ggb))
+
+
 @pytest.mark.parametrize("op", [
     lambda x: x + 2.5, lambda x: 2.5 + x, lambda x: x - 2.5, lambda x: 2.5 - x,
     lambda x: x * 2.5, lambda x: 2.5 * x, lambda x: x / 2.5, lambda x: 2.5 / x,

@@ -12,6 +12,7 @@ from chainer_compat import configuration, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.utils import type_check
+from chainer_compat.variable import _new_unlinked_variable
 
 
 def _window_sum_array(x: Any, half: int) -> Any:
@@ -67,18 +68,27 @@ class LocalResponseNormalization(FunctionNode):
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
         gy, = grad_outputs
-        if _may_skip_gradient_nodes(gy):
-            # Operators skip their nodes here (NOTE [gradients without a node] in
-            # functions/connection/linear.py): the composition is the array arithmetic.
-            return _composed_gradient(x, gy, self.n // 2, self.k, self.alpha, self.beta),
+        if _may_skip_gradient_nodes(gy):  # NOTE [gradients without a node]
+            gx = _gradient_array(x.array, y.array, gy.array, self.n // 2, self.k, self.alpha,
+                                 self.beta)
+            return _new_unlinked_variable(gx, x._node._requires_grad or gy._node._requires_grad),
         # compat: one node, as Chainer applies, which function hooks and double backprop see.
         return LocalResponseNormalizationGrad(self.n, self.k, self.alpha, self.beta).apply(
             (x, y, gy))
 
 
+def _gradient_array(x: Any, y: Any, gy: Any, half: int, k: float, alpha: float,
+                    beta: float) -> Any:
+    """The gradient of x on arrays, from the forward's output y, in Chainer's arithmetic."""
+    unit_scale = k + alpha * _window_sum_array(x * x, half)
+    spread = _window_sum_array(y * gy / unit_scale, half)
+    return utils.force_array(gy * unit_scale ** -beta - x * (2 * alpha * beta) * spread,
+                             x.dtype)
+
+
 def _composed_gradient(x: Any, gy: Any, half: int, k: float, alpha: float,
                        beta: float) -> Any:
-    """The gradient of x, from Variables or arrays, recomputing the scale from x."""
+    """The gradient of x composed of differentiable operations on x and gy alone."""
     unit_scale = _ChannelWindowSum(half).apply((x * x,))[0] * alpha + k
     scale = unit_scale ** -beta
     spread = _ChannelWindowSum(half).apply((x * scale * gy / unit_scale,))[0]
@@ -103,11 +113,7 @@ class LocalResponseNormalizationGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 2))
         x, y, gy = inputs
-        half = self.n // 2
-        unit_scale = self.k + self.alpha * _window_sum_array(x * x, half)
-        spread = _window_sum_array(y * gy / unit_scale, half)
-        gx = gy * unit_scale ** -self.beta - x * (2 * self.alpha * self.beta) * spread
-        return utils.force_array(gx, x.dtype),
+        return _gradient_array(x, y, gy, self.n // 2, self.k, self.alpha, self.beta),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -8,6 +8,7 @@ import warnings
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
 import chainer_compat
 from chainer_compat import Variable, gradient_check
@@ -185,18 +186,6 @@ def test_gradients_without_nodes_equal_the_gradient_nodes(monkeypatch, layout, d
         numpy.testing.assert_array_equal(fast_grad, slow_grad)  # the same arithmetic
 
 
-class _Labels(chainer_compat.FunctionHook):
-    """Records the label of every function applied while it is registered."""
-
-    name = "labels"
-
-    def __init__(self):
-        self.labels = []
-
-    def forward_preprocess(self, function, in_data):
-        self.labels.append(function.label)
-
-
 @pytest.mark.parametrize("fixed", [False, True])
 def test_backward_under_a_hook_applies_one_gradient_node(fixed):
     x, gamma, beta = (Variable(a) for a in _inputs((4, 3, 2), (3,), numpy.float32, seed=11))
@@ -210,7 +199,7 @@ def test_backward_under_a_hook_applies_one_gradient_node(fixed):
     plain = [v.grad.copy() for v in inputs]
     for v in inputs:
         v.cleargrad()
-    hook = _Labels()
+    hook = LabelRecorder()
     y.grad = gy
     with hook:
         y.backward()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import assert_same_gradient, input_gradient_both_ways
 
-from chainer_compat import FunctionHook, Variable, gradient_check
+from chainer_compat import gradient_check
 from chainer_compat.functions.normalization.local_response_normalization import (
     local_response_normalization,
 )
@@ -55,35 +56,15 @@ def test_backward_and_double_backward_match_numerical(xp):
     gradient_check.check_double_backward(f, x, gy, ggx)
 
 
-class _Applied(FunctionHook):
-    name = "applied"
-
-    def __init__(self):
-        self.labels = []
-
-    def forward_preprocess(self, function, in_data):
-        self.labels.append(function.label)
-
-
 def test_gradient_node_gives_the_gradient_computed_without_it():
-    # Under a hook the backward applies LocalResponseNormalizationGrad; without one it
-    # composes operators that skip their nodes: the same arithmetic, bit for bit.
+    # Under a hook the backward applies LocalResponseNormalizationGrad; without one it runs
+    # the same array arithmetic without the node, bit for bit.
     rng = numpy.random.default_rng(3)
-    x = Variable(rng.standard_normal((2, 7, 3)).astype(numpy.float32))
+    x = rng.standard_normal((2, 7, 3)).astype(numpy.float32)
     gy = rng.standard_normal((2, 7, 3)).astype(numpy.float32)
-    grads = []
-    for hooked in (False, True):
-        x.cleargrad()
-        y = local_response_normalization(x)
-        y.grad = gy
-        if hooked:
-            with _Applied() as hook:
-                y.backward()
-            assert hook.labels == ["LocalResponseNormalizationGrad"]
-        else:
-            y.backward()
-        grads.append(x.grad)
-    numpy.testing.assert_array_equal(grads[0], grads[1])
+    direct, through_node, labels = input_gradient_both_ways(local_response_normalization, x, gy)
+    assert labels == ["LocalResponseNormalizationGrad"]
+    assert_same_gradient(direct, through_node)
 
 
 def test_vector_input_raises_invalid_type():

@@ -81,6 +81,7 @@ class Link(DeviceResident):
     _init_done = False
     # Made on first access to local_link_hooks; None keeps the hook-free call to one check.
     _local_link_hooks: OrderedDict[str, LinkHook] | None = None
+    _within_init_scope = False
 
     def __init__(self, **params: Any) -> None:
         self._params: set[str] = set()
@@ -123,7 +124,7 @@ class Link(DeviceResident):
     @property
     def within_init_scope(self) -> bool:
         """Whether the code runs inside :meth:`init_scope`, where assignments register."""
-        return getattr(self, "_within_init_scope", False)
+        return self._within_init_scope
 
     @contextlib.contextmanager
     def init_scope(self) -> Iterator[None]:
@@ -595,7 +596,9 @@ class Chain(Link):
         return getattr(self, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, Link) and self.within_init_scope:
+        # The scope first: isinstance against Link (an ABCMeta class) costs more, and a chain
+        # sets attributes in forward too.
+        if self._within_init_scope and isinstance(value, Link):
             if hasattr(self, name):
                 raise AttributeError(f"cannot register a new link {name}: attribute exists")
             value.name = name
@@ -701,7 +704,7 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
                                   for index, child in enumerate(self._children)])
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, Link) and self.within_init_scope:
+        if self._within_init_scope and isinstance(value, Link):
             raise TypeError(
                 'cannot register a new link within a "with chainlist.init_scope():" block.')
         super().__setattr__(name, value)

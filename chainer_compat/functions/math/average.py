@@ -37,7 +37,9 @@ class Mean(AxisReduction):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0] * self.multiplier
-        if not self.keepdims:
+        # A mean over all axes has a 0-d gradient, which broadcasts as it is: no Reshape node
+        # for hooks to see, as in Chainer.
+        if not self.keepdims and self.axis is not None:
             gy = reshape(gy, keepdims_shape(self._in_shape, self.axis))
         return broadcast_to(gy, self._in_shape),
 

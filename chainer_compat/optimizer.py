@@ -18,6 +18,7 @@ import numpy
 from chainer_compat import backend, optimizer_hooks
 from chainer_compat.link import Link
 from chainer_compat.serializers import Deserializer
+from chainer_compat.utils._numpy_scalars import weak_scalar
 from chainer_compat.variable import Parameter, Variable
 
 __all__ = [
@@ -114,8 +115,9 @@ class Hyperparameter:
         return getattr(parent, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # Declared so that type checkers accept any entry name; storing is plain.
-        object.__setattr__(self, name, value)
+        # A NumPy scalar is kept as a Python number (NOTE [NumPy scalars in updates] in
+        # utils/_numpy_scalars.py), so that the update rules round as on Chainer.
+        object.__setattr__(self, name, weak_scalar(value))
 
     def __repr__(self) -> str:
         entries = self.get_dict()

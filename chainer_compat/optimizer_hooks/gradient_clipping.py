@@ -1,6 +1,6 @@
 """``GradientClipping``: rescales all gradients together so their L2 norm is at most a threshold.
 
-Layer 8: imports backend only.
+Layer 8: imports backend and ``utils._numpy_scalars``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.utils._numpy_scalars import weak_scalar
 
 __all__ = ["GradientClipping"]
 
@@ -74,7 +75,7 @@ class GradientClipping:
                 if norm == 0:
                     return  # nothing to clip (and no division by zero)
                 # A Python float scales each gradient in its own dtype, as Chainer does.
-                rate = self.threshold / norm
+                rate = weak_scalar(self.threshold) / norm  # NOTE [NumPy scalars in updates]
                 if rate >= 1:
                     return
             else:

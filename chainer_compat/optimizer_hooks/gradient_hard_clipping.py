@@ -1,6 +1,6 @@
 """``GradientHardClipping``: clips every gradient element into ``[lower_bound, upper_bound]``.
 
-Layer 8: imports backend only.
+Layer 8: imports backend and ``utils._numpy_scalars``.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend
+from chainer_compat.utils._numpy_scalars import weak_scalar
 
 __all__ = ["GradientHardClipping"]
 
@@ -40,4 +41,5 @@ class GradientHardClipping:
             return
         xp = backend.get_array_module(grad)
         with backend.using_device(backend.get_device_from_array(grad)):
-            xp.clip(grad, self.lower_bound, self.upper_bound, out=grad)
+            # NOTE [NumPy scalars in updates]
+            xp.clip(grad, weak_scalar(self.lower_bound), weak_scalar(self.upper_bound), out=grad)

@@ -1,6 +1,6 @@
 """``GradientLARS``: layer-wise adaptive rate scaling of each gradient.
 
-Layer 8: imports backend only.
+Layer 8: imports backend and ``utils._numpy_scalars``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.utils._numpy_scalars import weak_scalar
 
 __all__ = ["GradientLARS"]
 
@@ -54,15 +55,21 @@ class GradientLARS:
         with backend.using_device(backend.get_device_from_array(data)):
             data_norm = xp.linalg.norm(data)
             grad_norm = xp.linalg.norm(grad)
+            threshold, weight_decay, eps = self.threshold, self.weight_decay, self.eps
             rate: Any
             if xp is numpy:
-                # compat: Chainer (NumPy 1) forms the rate in float64, then scales in the grad
-                # dtype; Python floats give the same arithmetic under NumPy 2.
-                data_norm, grad_norm = float(data_norm), float(grad_norm)
-                local_rate = data_norm / (self.eps + grad_norm + self.weight_decay * data_norm)
-                rate = local_rate if data_norm > self.threshold else 1.0
+                # compat: Chainer (NumPy 1) combined these scalars by the ordinary promotion
+                # rules, a Python float counting as float64 (so float32 norms with Python floats
+                # give a float64 rate, and with NumPy float32 scalars a float32 one); then scaled
+                # the gradient in its own dtype. NumPy 2 does the same with the Python floats made
+                # float64 and the rate made a Python float (NOTE [NumPy scalars in updates]).
+                threshold, weight_decay, eps = (
+                    numpy.float64(value) if type(value) in (float, int) else value
+                    for value in (threshold, weight_decay, eps))
+                local_rate = data_norm / (eps + grad_norm + weight_decay * data_norm)
+                rate = weak_scalar(local_rate if data_norm > threshold else 1.0)
             else:
-                local_rate = data_norm / (self.eps + grad_norm + self.weight_decay * data_norm)
-                rate = xp.where(data_norm > self.threshold, local_rate, 1.0)
-            grad += self.weight_decay * data
+                local_rate = data_norm / (eps + grad_norm + weight_decay * data_norm)
+                rate = xp.where(data_norm > threshold, local_rate, 1.0)
+            grad += weak_scalar(weight_decay) * data
             grad *= rate

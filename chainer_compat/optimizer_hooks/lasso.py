@@ -1,6 +1,6 @@
 """``Lasso``: L1 regularization, adding ``rate * sign(param)`` to each gradient.
 
-Layer 8: imports backend only.
+Layer 8: imports backend and ``utils._numpy_scalars``.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend
+from chainer_compat.utils._numpy_scalars import weak_scalar
 
 __all__ = ["Lasso"]
 
@@ -37,4 +38,4 @@ class Lasso:
             return
         xp = backend.get_array_module(data)
         with backend.using_device(backend.get_device_from_array(data)):
-            grad += self.rate * xp.sign(data)
+            grad += weak_scalar(self.rate) * xp.sign(data)  # NOTE [NumPy scalars in updates]

@@ -1,6 +1,6 @@
 """``WeightDecay``: L2 regularization, adding ``rate * param`` to each gradient.
 
-Layer 8: imports backend only.
+Layer 8: imports backend and ``utils._numpy_scalars``.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend
+from chainer_compat.utils._numpy_scalars import weak_scalar
 
 __all__ = ["WeightDecay"]
 
@@ -37,7 +38,7 @@ class WeightDecay:
         data, grad = param.array, param.grad
         if data is None or grad is None:
             return
-        rate = self.rate
+        rate = weak_scalar(self.rate)  # NOTE [NumPy scalars in updates]
         if param._loss_scale is not None:
             # The gradient is still scaled by the loss scale here, so the decay must be too.
             rate *= param._loss_scale

@@ -576,3 +576,14 @@ def test_deprecated_hook_aliases_warn_and_still_work(name, args):
         hook = getattr(optimizer, name)(*args)
     assert isinstance(hook, getattr(optimizer_hooks, name))
     assert hook.name == name
+
+
+def test_hyperparameter_keeps_numpy_scalars_as_python_numbers():
+    # NOTE [NumPy scalars in updates]: NumPy 2 would compute lr * grad in float64.
+    optimizer = optimizers.SGD(numpy.float64(0.25))
+    assert type(optimizer.lr) is float and optimizer.lr == 0.25
+    optimizer.hyperparam.momentum = numpy.float32(0.5)
+    assert type(optimizer.hyperparam.momentum) is float
+    array_entry = numpy.ones(2)
+    optimizer.hyperparam.scale = array_entry  # arrays are kept as they are
+    assert optimizer.hyperparam.scale is array_entry

@@ -35,14 +35,16 @@ class LinearInterpolate(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         p, x, y = self.get_retained_inputs()
         g, = grad_outputs
+        weighted = g * p
         grads = []
         for index in indexes:
             if index == 0:
                 grads.append(g * (x - y))
             elif index == 1:
-                grads.append(g * p)
+                grads.append(weighted)
             else:
-                grads.append(g * (1.0 - p))
+                # compat: g - p g, as Chainer's CPU code rounds it (not g (1 - p)).
+                grads.append(g - weighted)
         return tuple(grads)
 
 

@@ -43,6 +43,8 @@ CASES = {
                  ["EmbedIDGrad"]),
     "max_pooling_2d": (lambda x: F.max_pooling_2d(x, 2), [(1, 2, 4, 4)], ["MaxPoolingNDGrad"]),
     "absolute": (lambda x: abs(x), [(3, 4)], ["AbsoluteGrad"]),
+    "linear_interpolate": (lambda p, x, y: F.linear_interpolate(F.sigmoid(p), x, y),
+                           [(3, 4), (3, 4), (3, 4)], ["LinearInterpolateGrad", "SigmoidGrad"]),
     "mean": (lambda x: F.mean(x), [(3, 4)], ["_ * 0.08333333333333333", "BroadcastTo"]),
     "mean_over_an_axis": (lambda x: F.mean(x, axis=1), [(3, 4)],
                           ["_ * 0.25", "Reshape", "BroadcastTo"]),

@@ -1,6 +1,6 @@
 """``linear_interpolate``: the differentiable ``p * x + (1 - p) * y``.
 
-Layer 5: imports the core.
+Layer 5: imports the core and ``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from typing import Any
 
 from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.utils import type_check
+from chainer_compat.variable import _new_unlinked_variable
 
 
 class LinearInterpolate(FunctionNode):
@@ -35,17 +37,38 @@ class LinearInterpolate(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         p, x, y = self.get_retained_inputs()
         g, = grad_outputs
-        weighted = g * p
-        grads = []
-        for index in indexes:
-            if index == 0:
-                grads.append(g * (x - y))
-            elif index == 1:
-                grads.append(weighted)
-            else:
-                # compat: g - p g, as Chainer's CPU code rounds it (not g (1 - p)).
-                grads.append(g - weighted)
-        return tuple(grads)
+        if not _may_skip_gradient_nodes(g):
+            # compat: Chainer's gradient node, which function hooks see.
+            return LinearInterpolateGrad().apply((p, x, y, g))
+        arrays = _gradient_arrays(p.array, x.array, y.array, g.array)
+        wants = p._node._requires_grad or x._node._requires_grad or y._node._requires_grad
+        return tuple(_new_unlinked_variable(arrays[index], wants or g._node._requires_grad)
+                     for index in indexes)
+
+
+def _gradient_arrays(p: Any, x: Any, y: Any, g: Any) -> tuple[Any, Any, Any]:
+    """The gradients of p, x and y, in Chainer's CPU arithmetic (y's as g - p g)."""
+    weighted = utils.force_array(p * g)
+    return utils.force_array((x - y) * g), weighted, utils.force_array(g - weighted)
+
+
+class LinearInterpolateGrad(FunctionNode):
+    """The gradients of :class:`LinearInterpolate`: ``(p, x, y, g) -> (gp, gx, gy)``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2, 3))
+        return _gradient_arrays(*inputs)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        # Given the gradients (hp, hx, hy) of (gp, gx, gy) = ((x - y) g, p g, g - p g).
+        p, x, y, g = self.get_retained_inputs()
+        h_p, h_x, h_y = (
+            variable.Variable(g.xp.zeros_like(g.array), requires_grad=False) if h is None else h
+            for h in grad_outputs)
+        by_x = g * h_p
+        grads = {0: g * (h_x - h_y), 1: by_x, 2: -by_x,
+                 3: (x - y) * h_p + p * h_x + (1 - p) * h_y}
+        return tuple(grads[index] for index in indexes)
 
 
 def linear_interpolate(p: Any, x: Any, y: Any) -> variable.Variable:

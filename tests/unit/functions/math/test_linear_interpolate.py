@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import both_ways
 
+from chainer_compat import Variable
 from chainer_compat.functions.math.linear_interpolate import linear_interpolate
 from chainer_compat.utils import type_check
 
@@ -35,3 +37,22 @@ def test_shapes_and_dtypes_must_agree():
         linear_interpolate(p, p.astype(numpy.float64), p)
     with pytest.raises(type_check.InvalidType, match=r"p\.dtype\.kind"):
         linear_interpolate(p.astype(numpy.int32), p, p)
+
+
+def test_gradient_node_gives_the_gradients_computed_without_it():
+    # Under a hook the backward applies LinearInterpolateGrad; without one, the same arithmetic.
+    rng = numpy.random.default_rng(4)
+    arrays = [rng.uniform(0, 1, (5,)).astype(numpy.float32) for _ in range(4)]
+
+    def run_backward(backward_context):
+        inputs = [Variable(a.copy()) for a in arrays[:3]]
+        z = linear_interpolate(*inputs)
+        z.grad = arrays[3].copy()
+        with backward_context:
+            z.backward()
+        return [v.grad for v in inputs]
+
+    direct, through_node, labels = both_ways(run_backward)
+    assert labels == ["LinearInterpolateGrad"]
+    for plain, hooked in zip(direct, through_node):
+        numpy.testing.assert_array_equal(plain, hooked)

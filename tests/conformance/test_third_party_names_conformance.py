@@ -127,3 +127,21 @@ def test_vgg_module_keeps_its_private_two_by_two_pooling():
     vgg = importlib.import_module(chainer.__name__ + ".links.model.vision.vgg")
     x = numpy.arange(16, dtype=numpy.float32).reshape(1, 1, 4, 4)
     numpy.testing.assert_array_equal(vgg._max_pooling_2d(x).array, [[[[5, 7], [13, 15]]]])
+
+
+def test_private_matmul_helpers_knmt_imports():
+    matmul_module = importlib.import_module(chainer.__name__ + ".functions.math.matmul")
+    a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    b = numpy.arange(6, dtype=numpy.float32).reshape(3, 2)
+    numpy.testing.assert_array_equal(matmul_module._matmul(a, b), a @ b)
+    numpy.testing.assert_array_equal(matmul_module._matmul(a, a, transb=True), a @ a.T)
+    numpy.testing.assert_array_equal(matmul_module._matmul(a, b, transout=True), (a @ b).T)
+    assert [matmul_module._get_check_index(trans, right)
+            for trans in (False, True) for right in (False, True)] == [1, 0, 0, 1]
+
+
+def test_private_lstm_gate_extraction():
+    lstm_module = importlib.import_module(chainer.__name__ + ".functions.rnn.lstm")
+    gates = lstm_module._extract_gates(numpy.arange(8.0).reshape(1, 8))
+    assert [gate.tolist() for gate in gates] == [[[0.0, 4.0]], [[1.0, 5.0]], [[2.0, 6.0]],
+                                                 [[3.0, 7.0]]]

@@ -32,6 +32,28 @@ def _product(a: Any, b: Any, transa: bool, transb: bool, transc: bool) -> Any:
     return y
 
 
+# compat: private helpers of Chainer's matmul module, which code written for Chainer imports
+# (knmt's constant_batch_mul does).
+def _matmul(a: Any, b: Any, transa: bool = False, transb: bool = False,
+            transout: bool = False) -> Any:
+    """``op(a) @ op(b)`` on arrays; with ``transout``, its transpose, formed as
+    ``op(b)^T @ op(a)^T``."""
+    if transout:
+        a, b, transa, transb = b, a, not transb, not transa
+    return _product(a, b, transa, transb, False)
+
+
+def _check_ndim(in_type: Any, lower: int = 1, upper: int = 2) -> None:
+    """Type-checks that ``in_type`` has between ``lower`` and ``upper`` axes."""
+    type_check.expect(in_type.ndim >= lower, in_type.ndim <= upper)
+
+
+def _get_check_index(trans: bool, right: bool, row_idx: int = 0, col_idx: int = 1) -> int:
+    """The axis of an operand that meets the other in a product: its rows when exactly one of
+    ``trans`` (it is transposed) and ``right`` (it is the right operand) holds."""
+    return row_idx if trans ^ right else col_idx
+
+
 class MatMul(FunctionNode):
     """``op(a) @ op(b)`` where ``op`` transposes the last two axes when asked.
 

@@ -38,6 +38,11 @@ def split_gates(x: Any) -> tuple[Any, Any, Any, Any]:
     return grouped[:, :, 0], grouped[:, :, 1], grouped[:, :, 2], grouped[:, :, 3]
 
 
+def _extract_gates(x: Any) -> list[Any]:
+    # compat: Chainer's private name for split_gates (a list), imported by code written for it.
+    return list(split_gates(x))
+
+
 def split_gate_variables(x: Variable) -> tuple[Variable, ...]:
     """:func:`split_gates` for a Variable, differentiably."""
     grouped = reshape(x, (x.shape[0], x.shape[1] // 4, 4) + x.shape[2:])

@@ -47,3 +47,17 @@ def test_leaky_relu_elu_and_prelu_outputs_are_in_c_order():
     assert F.leaky_relu(x).array.flags.c_contiguous
     assert F.elu(x).array.flags.c_contiguous
     assert F.prelu(x, numpy.full(3, 0.25, numpy.float32)).array.flags.c_contiguous
+
+
+def test_relu_gradient_of_a_channels_last_gy_is_laid_out_as_numpy_multiplies():
+    # gy * (y > 0) with y C-ordered and gy channels-last (a convolution's gradient): NumPy
+    # picks the layout; a later reduction over it then adds in that order.
+    rng = numpy.random.RandomState(0)
+    x = chainer.Variable(rng.standard_normal((8, 16, 4, 4)).astype(numpy.float32))
+    gy = rng.standard_normal((8, 4, 4, 16)).astype(numpy.float32).transpose(0, 3, 1, 2)
+    y = F.relu(x)
+    y.grad = gy
+    y.backward()
+    expected = gy * (x.array > 0)
+    assert x.grad.strides == expected.strides
+    numpy.testing.assert_array_equal(x.grad, expected)

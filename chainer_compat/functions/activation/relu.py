@@ -53,12 +53,14 @@ class ReLU(FloatActivation):
 
 def _relu_grad(y: Any, gy: Any) -> Any:
     """``gy * (y > 0)``: ``gy`` where ``y > 0``, else ``gy * 0``, in ``gy``'s dtype."""
-    if type(gy) is _ndarray:
+    if type(gy) is _ndarray and y.strides == gy.strides:
         # On NumPy, the mask cast first and multiplied in place (multiplication commutes
-        # exactly) avoids the slower mixed bool-float multiply loop. The mask is laid out as
-        # gy is, as Chainer's gy * (y > 0) is: a later reduction over the gradient (batch
-        # normalization's, a convolution's) then adds in Chainer's order (NOTE [Chainer's
-        # rounding] in functions/loss/softmax_cross_entropy.py).
+        # exactly) avoids the slower mixed bool-float multiply loop. With y and gy laid out
+        # alike, NumPy lays out Chainer's gy * (y > 0) so too, and so is the mask; otherwise
+        # (gy from a convolution, say) Chainer's expression itself, below, gives its layout.
+        # A later reduction over the gradient (batch normalization's, a convolution's) then
+        # adds in Chainer's order (NOTE [Chainer's rounding] in
+        # functions/loss/softmax_cross_entropy.py).
         mask = numpy.empty_like(gy)
         numpy.copyto(mask, y > 0)
         mask *= gy

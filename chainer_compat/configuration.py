@@ -49,8 +49,16 @@ def _dtype(text: str) -> Any:
     return mixed16 if text == "mixed16" else numpy.dtype(text)
 
 
+# Attributes of the configuration objects that are not keys (keys may start with "_" too).
+_GLOBAL_INTERNALS = frozenset({"_name", "_mirrors", "_flag_sets"})
+_LOCAL_INTERNALS = frozenset({"_global", "_fast"})
+
+
 # The one table of configuration keys: name, default, environment variable, parser, meaning.
 KEYS: tuple[_Key, ...] = (
+    # compat: private in Chainer, but a key of its global config, which config.show() lists.
+    _Key("_will_recompute", False, None, None,
+         "True while F.forget runs a forward that its backward will run again"),
     _Key("autotune", False, None, None, "let cuDNN pick convolution algorithms by benchmarking"),
     _Key("compute_mode", None, None, None, "ChainerX compute mode (unused: ChainerX is out)"),
     _Key("cudnn_deterministic", False, "CHAINER_CUDNN_DETERMINISTIC", _flag,
@@ -130,7 +138,7 @@ class GlobalConfig:
 
     def show(self, file: TextIO | None = None) -> None:
         """Prints every key and its value, sorted by key."""
-        values = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        values = {k: v for k, v in vars(self).items() if k not in _GLOBAL_INTERNALS}
         _print_attrs(values, sys.stdout if file is None else file)
 
 
@@ -211,8 +219,8 @@ class LocalConfig(threading.local):
 
     def show(self, file: TextIO | None = None) -> None:
         """Prints every key with the value this thread sees, sorted by key."""
-        values = {k: v for k, v in vars(self._global).items() if not k.startswith("_")}
-        values.update((k, v) for k, v in vars(self).items() if not k.startswith("_"))
+        values = {k: v for k, v in vars(self._global).items() if k not in _GLOBAL_INTERNALS}
+        values.update((k, v) for k, v in vars(self).items() if k not in _LOCAL_INTERNALS)
         _print_attrs(values, sys.stdout if file is None else file)
 
 

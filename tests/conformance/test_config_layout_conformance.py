@@ -54,3 +54,12 @@ def test_keys_of_ones_own_go_through_the_thread_keys(patched_config):
     with chainer.using_config("user_key_for_test", 3):
         assert chainer.config.user_key_for_test == 3
     assert not hasattr(chainer.config._local, "user_key_for_test")
+
+
+def test_will_recompute_is_a_key_false_by_default_and_shown():
+    import io
+
+    assert chainer.config._will_recompute is False
+    shown = io.StringIO()
+    chainer.config.show(shown)
+    assert shown.getvalue().splitlines()[0].split() == ["_will_recompute", "False"]

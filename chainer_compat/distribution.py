@@ -61,7 +61,9 @@ class Distribution:
         # compat: a distribution pickled by Chainer 7.8.1 (NOTE [pickles] in variable.py) keeps
         # each parameter as given in a name-mangled attribute, _Normal__loc, where ours keeps it
         # in _loc_input; Chainer's Normal also keeps its device, which ours reads off the arrays.
-        classes = {cls.__name__ for cls in type(self).__mro__}
+        # Only our own classes' names: a subclass's own private attributes stay as they are.
+        classes = {cls.__name__ for cls in type(self).__mro__
+                   if cls.__module__.startswith("chainer_compat.")}
         renamed: dict[str, Any] = {}
         for key, value in state.items():
             owner, mangled, name = key[1:].partition("__")

@@ -119,6 +119,11 @@ class Hyperparameter:
         # utils/_numpy_scalars.py), so that the update rules round as on Chainer.
         object.__setattr__(self, name, weak_scalar(value))
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A pickle (Chainer's too) restores the entries without __setattr__.
+        for name, value in state.items():
+            setattr(self, name, value)
+
     def __repr__(self) -> str:
         entries = self.get_dict()
         text = ", ".join(f"{key}={entries[key]}" for key in sorted(entries))

@@ -17,5 +17,9 @@ import numpy
 # so an update would round differently. Optimizer hyperparameters and the optimizer hooks' rates
 # are therefore used as Python numbers, which NumPy 2 treats as NumPy 1 treated NumPy scalars.
 def weak_scalar(value: Any) -> Any:
-    """``value`` as a Python number if it is a NumPy scalar; anything else as it is."""
-    return value.item() if isinstance(value, numpy.generic) else value
+    """``value`` as a Python number if it is a NumPy scalar or a 0-d NumPy array (NumPy 1 cast
+    both by value); anything else as it is."""
+    if isinstance(value, numpy.generic) or (
+            type(value) is numpy.ndarray and value.ndim == 0):
+        return value.item()
+    return value

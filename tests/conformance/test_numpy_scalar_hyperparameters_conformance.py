@@ -1,7 +1,7 @@
-"""A hyperparameter or an optimizer hook's rate given as a NumPy float64 scalar (a schedule
-computed with numpy, say) updates the parameters exactly as the same Python float does, as on
-Chainer under NumPy 1. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer
-itself.
+"""A hyperparameter or an optimizer hook's rate given as a NumPy float64 scalar or 0-d array
+(a schedule computed with numpy, say) updates the parameters exactly as the same Python float
+does, as on Chainer under NumPy 1. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on
+Chainer itself.
 """
 
 from __future__ import annotations
@@ -49,11 +49,12 @@ def _trained_weight(make_optimizer, hook=None):
 
 
 @pytest.mark.parametrize("name, keyword", OPTIMIZERS)
-def test_numpy_scalar_hyperparameter_updates_as_a_python_float(name, keyword):
+@pytest.mark.parametrize("numpy_number", [numpy.float64, numpy.array], ids=["scalar", "0-d"])
+def test_numpy_scalar_hyperparameter_updates_as_a_python_float(name, keyword, numpy_number):
     value = 0.95 if keyword == "rho" else 0.0123456
     cls = getattr(optimizers, name)
     python = _trained_weight(lambda: cls(**{keyword: value}))
-    numpy64 = _trained_weight(lambda: cls(**{keyword: numpy.float64(value)}))
+    numpy64 = _trained_weight(lambda: cls(**{keyword: numpy_number(value)}))
     numpy.testing.assert_array_equal(numpy64, python)
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import pathlib
@@ -175,3 +176,28 @@ def test_state_classes_live_at_chainers_paths():
     assert _statemachine.IteratorState.__module__ == "chainer_compat.iterators._statemachine"
     from chainer_compat.backends import _cpu
     assert _cpu.CpuDevice is backend.CpuDevice
+
+
+def test_a_subclass_keeps_its_own_private_attributes_through_a_copy():
+    # Only our classes' mangled names are Chainer's parameters; a user subclass's stay.
+    class Scaled(distributions.Normal):
+        def __init__(self, loc, scale, factor):
+            super().__init__(loc, scale)
+            self.__factor = factor
+
+        @property
+        def factor(self):
+            return self.__factor
+
+    original = Scaled(numpy.zeros(2, numpy.float32), numpy.ones(2, numpy.float32), 3.0)
+    clone = copy.copy(original)
+    assert clone.factor == 3.0
+    numpy.testing.assert_array_equal(clone.mean.array, original.mean.array)
+
+
+def test_unpickled_hyperparameters_hold_numpy_scalars_as_python_numbers():
+    # NOTE [NumPy scalars in updates]: a pickle restores the entries without __setattr__.
+    hyperparameter = chainer_compat.optimizer.Hyperparameter.__new__(
+        chainer_compat.optimizer.Hyperparameter)
+    hyperparameter.__setstate__({"_parent": None, "lr": numpy.float64(0.25)})
+    assert type(hyperparameter.lr) is float and hyperparameter.lr == 0.25

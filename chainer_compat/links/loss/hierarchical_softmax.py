@@ -233,13 +233,15 @@ class BinaryHierarchicalSoftmax(link.Link):
         if function is not None and "_nodes" not in state:
             state = dict(state)
             del state["_func"]
-            begins = [int(begin) for begin in function.begins]
+            # On the host: a link pickled on a GPU holds CuPy arrays there.
+            host = backend.CpuDevice()
+            all_paths, all_codes = host.send(function.paths), host.send(function.codes)
+            begins = [int(begin) for begin in host.send(function.begins)]
             spans = [(word, begin, end)
                      for word, (begin, end) in enumerate(itertools.pairwise(begins)) if end > begin]
-            paths = {word: function.paths[begin:end] for word, begin, end in spans}
-            codes = {word: function.codes[begin:end] for word, begin, end in spans}
-            state["_nodes"], state["_signs"] = _padded_tables(paths, codes,
-                                                              function.codes.dtype)
+            paths = {word: all_paths[begin:end] for word, begin, end in spans}
+            codes = {word: all_codes[begin:end] for word, begin, end in spans}
+            state["_nodes"], state["_signs"] = _padded_tables(paths, codes, all_codes.dtype)
             state["parser_size"] = function.parser_size
         super().__setstate__(state)
 

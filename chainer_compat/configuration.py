@@ -261,7 +261,7 @@ class _ThreadKeys:
 
     def __getattr__(self, name: str) -> Any:
         local = self._config.__dict__
-        if name.startswith("_") or name not in local:
+        if name in _LOCAL_INTERNALS or name not in local:
             raise AttributeError(f"this thread set no config key {name!r}")
         return local[name]
 

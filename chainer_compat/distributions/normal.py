@@ -78,7 +78,9 @@ class Normal(_scalar.LocationScaleDistribution):
         return self.loc + self.scale * F.ndtri(x)
 
     def log_prob(self, x: Any) -> variable.Variable:
-        return _LOG_PROB_CONSTANT - self.log_scale - 0.5 * self._standardize(x) ** 2
+        # compat: the squared distance over the variance, as Chainer divides (not the
+        # standardized value squared), so values and gradients round as Chainer's.
+        return _LOG_PROB_CONSTANT - self.log_scale - 0.5 * (x - self.loc) ** 2 / self.variance
 
     def prob(self, x: Any) -> variable.Variable:
         return _PROB_CONSTANT / self.scale * F.exp(-0.5 * self._standardize(x) ** 2)

@@ -19,8 +19,12 @@ from chainer_compat.utils import type_check
 def _as_axes(value: Any, name: str) -> tuple[int, ...]:
     if is_int(value):
         return (int(value),)
-    if isinstance(value, (tuple, list)) and all(is_int(a) for a in value):
-        return tuple(int(a) for a in value)
+    # compat: any sequence of ints numpy.moveaxis takes, a range or a 1-d array too (Chainer
+    # hands them to it; einconv passes range(n)).
+    if isinstance(value, (tuple, list, range)) or (
+            isinstance(value, numpy.ndarray) and value.ndim == 1):
+        if all(is_int(a) for a in value):
+            return tuple(int(a) for a in value)
     raise TypeError(f"{name} must be int or tuple of int, got {value!r}")
 
 

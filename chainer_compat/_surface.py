@@ -399,8 +399,6 @@ _STATIC_GRAPH = ("the experimental static-subgraph optimizer (chainer.graph_opti
 
 # Deliberate omissions: dotted name (or module, covering everything under it) -> why.
 KNOWN_DIVERGENCES: dict[str, str] = {
-    "chainer.backend.from_chx": _CHAINERX,
-    "chainer.backend.to_chx": _CHAINERX,
     "chainer.backends.intel64": _IDEEP,
     "chainer.graph_optimizations": _STATIC_GRAPH,
     "chainer.static_code": _STATIC_GRAPH,

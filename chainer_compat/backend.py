@@ -547,3 +547,38 @@ def copyto(dst: Any, src: Any) -> None:
             f"{type(src).__name__}; cannot copy from non-array object.")
     with _entered_device(dst.device):
         cupy.copyto(dst, src)
+
+
+# compat: ChainerX's two converters, which Chainer's backend module also holds. Without
+# ChainerX no array is ever one of its arrays: from_chx returns NumPy and CuPy arrays (in
+# lists and tuples too) as they are, and to_chx has nothing to convert to.
+def to_chx(array: Any) -> Any:
+    """Raises: ChainerX is not supported by chainer_compat."""
+    raise RuntimeError(
+        "to_chx must not be used: chainer_compat does not support ChainerX; keep the arrays "
+        "as NumPy or CuPy arrays")
+
+
+def from_chx(array: Any) -> Any:
+    """Returns ``array`` (or a list or tuple of arrays) as it is: nothing is a ChainerX array.
+
+    Raises:
+        TypeError: If ``array`` holds something that is neither an array nor None.
+    """
+    if isinstance(array, (list, tuple)):
+        return type(array)(from_chx(item) for item in array)
+    if array is not None and not (isinstance(array, numpy.ndarray) or is_cupy_array(array)):
+        raise TypeError(
+            "Tried to convert to a non-ChainerX array from an invalid type: "
+            f"{type(array)}")
+    return array
+
+
+def __getattr__(name: str) -> Any:
+    # compat: Chainer's backend module holds ``cuda``, imported here on first use (backends.cuda
+    # imports this module).
+    if name == "cuda":
+        from chainer_compat.backends import cuda
+
+        return cuda
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

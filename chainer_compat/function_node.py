@@ -57,9 +57,13 @@ Fallback = _FallbackType()
 
 
 def _wrap_input(x: Any, func: FunctionNode) -> Variable:
-    """Wraps a raw array given to apply() into a Variable that requires no gradient."""
+    """Wraps a raw array (or None) given to apply() into a Variable that requires no gradient."""
     if type(x) is _ndarray or isinstance(x, _ndarray) or backend.is_cupy_array(x):
         return _new_variable(x, False)
+    if x is None:
+        # compat: an optional input, as Chainer takes it: forward receives None, and a gradient
+        # backward returns for it is dropped (it requires none).
+        return Variable(None, requires_grad=False)
     raise TypeError(
         f"inputs of {func.label} must be Variables or NumPy/CuPy arrays, got "
         f"{type(x).__name__}: wrap Python numbers and lists with numpy.asarray()")
@@ -250,7 +254,7 @@ class FunctionNode:
             in_data += (array,)
             input_nodes += (node,)
         if not on_numpy:
-            on_numpy = self._check_input_arrays(in_data)
+            on_numpy = self._check_input_arrays(in_data, inputs)
         debug = flags.debug
         if debug:
             self.stack = traceback.extract_stack()
@@ -368,14 +372,19 @@ class FunctionNode:
                 f"inputs of {self.label}.apply() must be a tuple or list of Variables or arrays, "
                 f"got {type(inputs).__name__}: wrap a single input as apply((x,))")
 
-    def _check_input_arrays(self, in_data: tuple[Any, ...]) -> bool:
-        """Validates inputs that are not all plain ndarrays; returns whether they are NumPy."""
+    def _check_input_arrays(self, in_data: tuple[Any, ...], inputs: Any) -> bool:
+        """Validates inputs that are not all plain ndarrays; returns whether they are NumPy.
+
+        ``inputs`` are the inputs as given: a None there is an optional input, not an error.
+        """
         gpu = []
         for index, array in enumerate(in_data):
             if isinstance(array, _ndarray):
                 gpu.append(False)
             elif backend.is_cupy_array(array):
                 gpu.append(True)
+            elif array is None and inputs[index] is None:
+                continue
             elif array is None:
                 raise TypeError(
                     f"input {index} of {self.label} is an uninitialized Variable (its array is "

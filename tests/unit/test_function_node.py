@@ -122,10 +122,24 @@ def test_forward_returning_a_numpy_scalar_is_explained():
         ReturnsScalar().apply((arr(1.0),))
 
 
-@pytest.mark.parametrize("bad", [1.0, [1.0, 2.0], "x", None])
+@pytest.mark.parametrize("bad", [1.0, [1.0, 2.0], "x"])
 def test_non_array_inputs_are_rejected_with_a_hint(bad):
     with pytest.raises(TypeError, match=r"inputs of Twice must be Variables or NumPy/CuPy arrays"):
         Twice().apply((bad,))
+
+
+def test_none_input_reaches_forward_as_none():
+    # compat: an optional input, as Chainer takes it (an uninitialized Variable, below, is not).
+    seen = []
+
+    class Optional(FunctionNode):
+        def forward(self, inputs):
+            seen.append(inputs[1])
+            return inputs[0] * 2,
+
+    y, = Optional().apply((arr(1.0), None))
+    assert seen == [None]
+    numpy.testing.assert_array_equal(y.array, arr(1.0) * 2)
 
 
 def test_uninitialized_variable_input_is_explained():

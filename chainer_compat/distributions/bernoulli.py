@@ -21,7 +21,8 @@ class BernoulliLogProb(function_node.FunctionNode):
     """``log p(x)`` from the logit; differentiable in the logit only.
 
     An infinite logit is a certain outcome, so the value is ``log x`` or ``log(1 - x)`` there
-    (0 or -inf) and the gradient is NaN.
+    (0 or -inf) and the gradient is NaN. Finite logits too large for Chainer's arithmetic give
+    finite values here, where Chainer's give -inf.
     """
 
     def __init__(self, binary_check: bool = False) -> None:
@@ -32,10 +33,14 @@ class BernoulliLogProb(function_node.FunctionNode):
         self.retain_inputs((0, 1))
         logit, x = inputs
         xp = backend.get_array_module(logit, x)
-        # x * logit - softplus(logit), with softplus written to stay finite for large |logit|.
-        softplus = xp.maximum(logit, 0) + xp.log1p(xp.exp(-xp.abs(logit)))
-        with numpy.errstate(invalid="ignore", divide="ignore"):
-            y = x * logit - softplus
+        with numpy.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # compat: Chainer's arithmetic, logit (x - 1) - log(exp(-logit) + 1), so the bits
+            # are Chainer's. Where exp(-logit) overflows (logit below about -88 in float32)
+            # Chainer's value is -inf; there x logit - softplus(logit), written to stay finite,
+            # takes its place.
+            y = logit * (x - 1) - xp.log(xp.exp(-logit) + 1)
+            softplus = xp.maximum(logit, 0) + xp.log1p(xp.exp(-xp.abs(logit)))
+            y = xp.where(xp.isinf(y) & xp.isfinite(logit), x * logit - softplus, y)
             infinite = xp.isinf(logit)
             y = xp.where(infinite & (logit > 0), xp.log(x), y)
             y = xp.where(infinite & (logit < 0), xp.log1p(-x), y)
@@ -53,8 +58,9 @@ class BernoulliLogProb(function_node.FunctionNode):
             invalid = invalid | ((x.array != 0) & (x.array != 1))
         # A 0-dimensional logit makes these numpy.bool_ scalars, which F.where refuses.
         invalid = xp.asarray(invalid)
+        # compat: x - 1 / (1 + exp(-logit)), as Chainer rounds it (not F.sigmoid's tanh form).
         logit_grad = F.where(invalid, xp.full(invalid.shape, xp.nan, logit.dtype),
-                             x - F.sigmoid(logit))
+                             x - 1.0 / (1.0 + F.exp(-logit)))
         return (F.sum_to(grad * logit_grad, logit.shape), None)
 
 

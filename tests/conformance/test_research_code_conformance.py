@@ -58,3 +58,16 @@ def test_normal_log_prob_divides_the_squared_distance_by_the_variance():
     constant = numpy.float32(-0.5 * math.log(2 * math.pi))
     expected = constant - numpy.log(scale) - numpy.float32(0.5) * (x - loc) ** 2 / scale ** 2
     numpy.testing.assert_array_equal(log_prob, expected)
+
+
+def test_bernoulli_log_prob_and_its_gradient_round_as_chainers():
+    rng = numpy.random.RandomState(1)
+    logit = chainer.Variable(rng.uniform(-8, 8, (200,)).astype(numpy.float32))
+    x = (rng.uniform(0, 1, (200,)) > 0.5).astype(numpy.float32)
+    y = D.Bernoulli(logit=logit).log_prob(x)
+    one = numpy.float32(1)
+    expected = logit.array * (x - one) - numpy.log(numpy.exp(-logit.array) + one)
+    numpy.testing.assert_array_equal(y.array, expected)
+    y.grad = numpy.ones(200, numpy.float32)
+    y.backward()
+    numpy.testing.assert_array_equal(logit.grad, x - 1.0 / (1.0 + numpy.exp(-logit.array)))

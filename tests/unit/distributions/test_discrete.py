@@ -37,6 +37,16 @@ def test_bernoulli_entropy_is_zero_at_certain_outcomes():
     numpy.testing.assert_allclose(dist.entropy.array, [0.0, 0.0, numpy.log(2)])
 
 
+def test_bernoulli_log_prob_stays_finite_where_chainers_overflows():
+    # Chainer's log(exp(-logit) + 1) overflows below about -88 in float32 (its value: -inf);
+    # the stable form takes its place there.
+    logit = numpy.array([-100.0, -100.0, 100.0], numpy.float32)
+    x = numpy.array([1.0, 0.0, 1.0], numpy.float32)
+    log_prob = D.Bernoulli(logit=logit).log_prob(x).array
+    assert numpy.isfinite(log_prob).all()
+    numpy.testing.assert_allclose(log_prob, [-100.0, 0.0, 0.0], atol=1e-6)
+
+
 def test_bernoulli_log_prob_with_infinite_logit_is_log_of_certainty():
     dist = D.Bernoulli(logit=numpy.array([numpy.inf, -numpy.inf, numpy.inf]))
     values = dist.log_prob(numpy.array([1.0, 0.0, 0.0])).array

@@ -239,6 +239,15 @@ class PowVarConstGrad(_ConstantOperandGrad):
         return tuple(grads)
 
 
+def log_of_constant(value: Any, y: Any) -> Any:
+    """``log(value)`` in ``y``'s dtype: the factor of ``value ** x``'s gradient."""
+    if numpy.isscalar(value):
+        # compat: log of the constant in Python's precision, then cast, as Chainer does.
+        return numpy.dtype(y.dtype).type(math.log(cast(float, value)))
+    xp = backend.get_array_module(y)
+    return utils.force_array(xp.log(_constant_like(y, value)), y.dtype)
+
+
 class PowConstVarGrad(_ConstantOperandGrad):
     """``gx = log(value) * y * gy``: the gradient of ``value ** x`` from its output ``y``;
     inputs are ``(y, gy)``.
@@ -251,22 +260,15 @@ class PowConstVarGrad(_ConstantOperandGrad):
         _check_same_float_dtype(in_types, ("y", "gy"))
         type_check.expect(in_types[0].shape == in_types[1].shape)
 
-    def _log_value(self, y: Any) -> Any:
-        if numpy.isscalar(self.value):
-            # compat: log of the constant in Python's precision, then cast, as Chainer does.
-            return numpy.dtype(y.dtype).type(math.log(cast(float, self.value)))
-        xp = backend.get_array_module(y)
-        return utils.force_array(xp.log(_constant_like(y, self.value)), y.dtype)
-
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        return utils.force_array(self._log_value(y) * y * gy, y.dtype),
+        return utils.force_array(log_of_constant(self.value, y) * y * gy, y.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        log_value = self._log_value(y.array)
+        log_value = log_of_constant(self.value, y.array)
         grads: list[Any] = []
         if 0 in indexes:
             grads.append(ggx * gy * log_value)

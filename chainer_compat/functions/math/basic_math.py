@@ -34,6 +34,7 @@ from chainer_compat.functions.math._basic_math_grads import (  # noqa: F401
     PowConstVarGrad,
     PowVarConstGrad,
     PowVarVarGrad,
+    log_of_constant,
 )
 from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
@@ -580,10 +581,9 @@ class PowConstVar(_Constant, _FloatUnary):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
         gy, = grad_outputs
-        grad = PowConstVarGrad(self._shown_value)
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
-            return grad.apply((y, gy))
-        return grad._log_value(y.array) * y * gy,
+            return PowConstVarGrad(self._shown_value).apply((y, gy))
+        return log_of_constant(self._shown_value, y.array) * y * gy,
 
 
 def pow(self: Variable, rhs: Any) -> Variable:

@@ -131,6 +131,12 @@ def _scatter(gy: Any, geometry: _Geometry) -> Any:
     return xp.matmul(xp.matmul(rows.T, gy), columns).astype(gy.dtype, copy=False)
 
 
+def _geometry(node: Any, image_shape: tuple[int, ...]) -> _Geometry:
+    """The geometry of a resize node (either direction) for images of ``image_shape``."""
+    return _Geometry((image_shape[2], image_shape[3]), (node.out_H, node.out_W), node.mode,
+                     node.align_corners)
+
+
 def _check_images(in_types: Any, name: str) -> None:
     type_check._argname(in_types, (name,))
     image_type = in_types[0]
@@ -167,9 +173,7 @@ class ResizeImages(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._input_shape = x.shape
-        geometry = _Geometry((x.shape[2], x.shape[3]), (self.out_H, self.out_W), self.mode,
-                             self.align_corners)
-        return _interpolate(x, geometry),
+        return _interpolate(x, _geometry(self, x.shape)),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -199,10 +203,7 @@ class ResizeImagesGrad(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
-        _, _, height, width = self.input_shape
-        geometry = _Geometry((height, width), (self.out_H, self.out_W), self.mode,
-                             self.align_corners)
-        return _scatter(gy, geometry),
+        return _scatter(gy, _geometry(self, self.input_shape)),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -231,6 +231,7 @@ class FunctionNode:
         # 1. Normalize the inputs: their arrays and nodes, whether any wants a gradient.
         if type(inputs) is not tuple and type(inputs) is not list:
             self._check_inputs_sequence(inputs)
+            inputs = tuple(inputs)  # a generator: the loop spends it, _check_input_arrays rereads
         flags = _thread_flags.flags  # this thread's config keys and hooks: NOTE [fast flags]
         # Tuples grown by concatenation, not lists: NOTE [grown tuples].
         in_data: tuple[Any, ...] = ()

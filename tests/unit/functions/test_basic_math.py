@@ -8,6 +8,8 @@ import re
 import numpy
 import pytest
 from gradient_paths import count_applies
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chainer_compat as C
 from chainer_compat import Variable, gradient_check
@@ -272,3 +274,68 @@ def test_negative_constants_are_labelled_in_parentheses():
     assert (x - 0.5).creator.label == "_ + (-0.5)"
     assert (-1.5 - x).creator.label == "(-1.5) - _"
     assert (x * 2.5).creator.label == "_ * 2.5"
+
+
+# NOTE [constants cast once]: the operators that skip their node compute with a cached 0-d
+# array of the cast constant; the nodes compute with the NumPy scalar. Same bits, every time.
+_CONSTANT_OPS = {
+    "x + c": lambda x, c: x + c, "c + x": lambda x, c: c + x, "x - c": lambda x, c: x - c,
+    "c - x": lambda x, c: c - x, "x * c": lambda x, c: x * c, "c * x": lambda x, c: c * x,
+    "x / c": lambda x, c: x / c,
+}
+
+
+@given(
+    dtype=st.sampled_from([numpy.float16, numpy.float32, numpy.float64, numpy.int32,
+                           numpy.int64]),
+    shape=st.sampled_from([(), (1,), (3,), (2, 3)]),
+    constant=st.one_of(
+        st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, 0.3, 2, -3, 1e30, float("inf"),
+                         float("nan"), numpy.float32(0.25), numpy.float64(-0.7),
+                         numpy.int32(3)]),
+        st.floats(-1e6, 1e6, allow_nan=False, width=64)),
+    name=st.sampled_from(sorted(_CONSTANT_OPS)),
+    repeat=st.integers(1, 3),
+    seed=st.integers(0, 2**16))
+@settings(max_examples=300, deadline=None)
+def test_operators_with_a_constant_give_the_same_bits_with_and_without_a_node(
+        dtype, shape, constant, name, repeat, seed):
+    op = _CONSTANT_OPS[name]
+    if numpy.dtype(dtype).kind == "i" and (name == "x / c" or "*" in name):
+        return  # *, / need a float Variable (tested above)
+    if name == "x / c" and constant == 0:
+        return  # ZeroDivisionError either way (tested above)
+    rng = numpy.random.default_rng(seed)
+    a = numpy.asarray(rng.uniform(-4, 4, shape) * 3).astype(dtype)
+    with numpy.errstate(all="ignore"):
+        try:
+            with C.using_config("enable_backprop", True):
+                with_node = op(Variable(a), constant)
+        except (ValueError, OverflowError) as error:  # a constant an integer cannot hold
+            with C.using_config("enable_backprop", False), pytest.raises(type(error)):
+                op(Variable(a), constant)
+            return
+        assert with_node.creator is not None
+        # Several times, and after the same constant met another dtype: the cache must
+        # give each dtype its own cast.
+        other = Variable(numpy.ones(2, numpy.float64 if dtype != numpy.float64 else
+                                    numpy.float32))
+        for _ in range(repeat):
+            with C.using_config("enable_backprop", False):
+                without = op(Variable(a), constant)
+            assert without.creator is None
+            assert type(without.array) is numpy.ndarray
+            assert without.dtype == with_node.dtype and without.shape == with_node.shape
+            assert without.array.tobytes() == with_node.array.tobytes()
+            op(other, constant)
+
+
+def test_cached_constants_stay_read_only_and_distinguish_signed_zeros():
+    x = Variable(numpy.ones(2, numpy.float32))
+    with C.using_config("enable_backprop", False):
+        positive = (x * 0.0).array
+        negative = (x * -0.0).array
+    assert numpy.signbit(negative).all() and not numpy.signbit(positive).any()
+    assert basic_math._constants
+    for entry in basic_math._constants.values():
+        assert not entry[3].flags.writeable

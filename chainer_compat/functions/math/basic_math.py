@@ -96,7 +96,7 @@ def _wrap(y: Any, x: Variable, other: Variable | None = None) -> Variable:
 def _preprocess_const(x: Variable, value: Any) -> Any:
     """Casts a scalar constant to ``x``'s dtype (compat: Chainer's rule, not NumPy 2's)."""
     scalar_type = x._array.dtype.type
-    return value if type(value) is scalar_type else scalar_type(value)
+    return value if type(value) is scalar_type else _cast_constant(value, scalar_type)[2]
 
 
 # NOTE [constants cast once]

@@ -10,25 +10,31 @@ from typing import Any
 
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
+from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.connection.linear import linear
-from chainer_compat.functions.rnn.n_step_rnn import reject_removed_kwargs, run_layers
+from chainer_compat.functions.rnn.n_step_rnn import CellStep, reject_removed_kwargs, run_layers
 from chainer_compat.variable import Variable
 
 __all__ = ["n_step_bigru", "n_step_gru", "n_step_gru_base"]
 
 
-def _gru_step(projection: Variable, states: list[Variable], hidden_w: Variable,
-              hidden_b: Variable) -> list[Variable]:
+def _gru_cell(w: Sequence[Any], b: Sequence[Any]) -> CellStep:
     # Gate order of ws[l][0:3] (and 3:6): reset, update, candidate. The reset gate scales the
     # candidate's hidden projection including its bias b_5, as cuDNN does.
-    h = states[0]
-    reset_x, update_x, candidate_x = split_axis(projection, 3, axis=1)
-    reset_h, update_h, candidate_h = split_axis(linear(h, hidden_w, hidden_b), 3, axis=1)
-    reset = sigmoid(reset_x + reset_h)
-    update = sigmoid(update_x + update_h)
-    candidate = tanh(candidate_x + reset * candidate_h)
-    return [(1 - update) * candidate + update * h]
+    input_w = concat(w[0:3], axis=0)
+    hidden_w = concat(w[3:6], axis=0)
+    input_b = concat(b[0:3], axis=0)
+    hidden_b = concat(b[3:6], axis=0)
+
+    def step(x: Any, h: Variable, c: Variable | None) -> tuple[Variable, Variable | None]:
+        reset_x, update_x, candidate_x = split_axis(linear(x, input_w, input_b), 3, axis=1)
+        reset_h, update_h, candidate_h = split_axis(linear(h, hidden_w, hidden_b), 3, axis=1)
+        reset = sigmoid(reset_x + reset_h)
+        update = sigmoid(update_x + update_h)
+        candidate = tanh(candidate_x + reset * candidate_h)
+        return (1 - update) * candidate + update * h, None
+    return step
 
 
 def n_step_gru_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequence[Any]],
@@ -46,7 +52,7 @@ def n_step_gru_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[S
         ValueError: For the removed ``train=`` / ``use_cudnn=`` options.
     """
     reject_removed_kwargs(kwargs)
-    hy, _, ys = run_layers(_gru_step, n_layers, dropout_ratio, hx, None, ws, bs, xs,
+    hy, _, ys = run_layers(_gru_cell, n_layers, dropout_ratio, hx, None, ws, bs, xs,
                            use_bi_direction)
     return hy, ys
 

@@ -1,6 +1,6 @@
 """``n_step_lstm`` and ``n_step_bilstm``: stacked LSTMs over time-major, variable-length batches.
 
-Layer 5: imports functions (activation, array, connection, rnn.n_step_rnn).
+Layer 5: imports functions (array, connection, rnn.lstm, rnn.n_step_rnn).
 """
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chainer_compat.functions.activation.sigmoid import sigmoid
-from chainer_compat.functions.activation.tanh import tanh
-from chainer_compat.functions.array.split_axis import split_axis
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.stack import stack
 from chainer_compat.functions.connection.linear import linear
+from chainer_compat.functions.rnn.lstm import lstm
 from chainer_compat.functions.rnn.n_step_rnn import (
+    CellStep,
     check_input_size,
     reject_removed_kwargs,
     run_layers,
@@ -22,23 +23,35 @@ from chainer_compat.variable import Variable
 __all__ = ["n_step_bilstm", "n_step_lstm", "n_step_lstm_base"]
 
 
-def _lstm_step(projection: Variable, states: list[Variable], hidden_w: Variable,
-               hidden_b: Variable) -> list[Variable]:
-    # Gate order of ws[l][0:4] (and 4:8): input, forget, cell candidate, output, as cuDNN
-    # lays them out; Chainer's CPU path computes the same.
-    h, c = states
-    gates = projection + linear(h, hidden_w, hidden_b)
-    input_gate, forget_gate, candidate, output_gate = split_axis(gates, 4, axis=1)
-    c = sigmoid(forget_gate) * c + sigmoid(input_gate) * tanh(candidate)
-    h = sigmoid(output_gate) * tanh(c)
-    return [h, c]
+def _interleave_gates(arrays: Sequence[Any]) -> Variable:
+    """Stacks four per-gate arrays so that row ``4k + g`` is row ``k`` of gate ``g``.
+
+    That is the channel layout :func:`~chainer_compat.functions.lstm` reads its gates from.
+    """
+    stacked = stack(list(arrays), axis=1)
+    return reshape(stacked, (stacked.shape[0] * stacked.shape[1],) + stacked.shape[2:])
+
+
+def _lstm_cell(w: Sequence[Any], b: Sequence[Any]) -> CellStep:
+    # ws[l][0:4] (and 4:8) are the input, forget, candidate and output gates, as cuDNN lays
+    # them out; F.lstm wants candidate, input, forget, output.
+    input_w = _interleave_gates([w[2], w[0], w[1], w[3]])
+    hidden_w = _interleave_gates([w[6], w[4], w[5], w[7]])
+    input_b = _interleave_gates([b[2], b[0], b[1], b[3]])
+    hidden_b = _interleave_gates([b[6], b[4], b[5], b[7]])
+
+    def step(x: Any, h: Variable, c: Variable | None) -> tuple[Variable, Variable | None]:
+        c, h = lstm(c, linear(x, input_w, input_b) + linear(h, hidden_w, hidden_b))
+        return h, c
+    return step
 
 
 def _lstm(x: Any, h: Any, c: Any, w: Sequence[Any], b: Sequence[Any]) -> tuple[Variable, Variable]:
     """One step of one n-step LSTM layer from its eight weights and biases.
 
     Chainer keeps this private helper here, and libraries' tests import it (chainerrl's, as a
-    reference for a stateless recurrent link).
+    reference for a stateless recurrent link). It computes a step exactly as
+    :func:`n_step_lstm` does.
 
     Args:
         x: Inputs of the step, ``(batch, in_size)``.
@@ -49,10 +62,8 @@ def _lstm(x: Any, h: Any, c: Any, w: Sequence[Any], b: Sequence[Any]) -> tuple[V
     Returns:
         The new hidden and cell states ``(h, c)``.
     """
-    input_gate, forget_gate, candidate, output_gate = (
-        linear(x, w[k], b[k]) + linear(h, w[k + 4], b[k + 4]) for k in range(4))
-    c = sigmoid(forget_gate) * c + sigmoid(input_gate) * tanh(candidate)
-    return sigmoid(output_gate) * tanh(c), c
+    h, c = _lstm_cell(w, b)(x, h, c)
+    return h, c  # type: ignore[return-value]
 
 
 def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
@@ -74,7 +85,7 @@ def n_step_lstm_base(n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
     """
     reject_removed_kwargs(kwargs)
     check_input_size(xs, ws)
-    hy, cy, ys = run_layers(_lstm_step, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
+    hy, cy, ys = run_layers(_lstm_cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs,
                             use_bi_direction)
     return hy, cy, ys  # type: ignore[return-value]
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy
-
 from chainer_compat.functions.activation.relu import relu
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.concat import concat
@@ -31,10 +29,23 @@ __all__ = ["n_step_birnn", "n_step_rnn", "n_step_rnn_base"]
 # and its second half the previous hidden state. With two directions, index ``2 * layer``
 # runs forward in time and ``2 * layer + 1`` backward, and the next layer reads their outputs
 # concatenated as ``[forward, backward]`` along the feature axis.
+#
+# The graph is the one Chainer's CPU path builds, node for node, because that is what fixes
+# the bits of every output and gradient: per time step, ``linear(x_t, W_in, b_in) +
+# linear(h, W_h, b_h)`` feeds the cell, so a bias gradient is a per-step column sum added up
+# over the steps (a single projection of all steps at once sums in another order and misses
+# by an ulp); the state is split into the rows that run this step and the rest, and joined
+# again after it, at every step; dropout runs per time step and per direction, drawing its
+# masks in Chainer's order. The engine's order of work follows from node ranks, so even the
+# pure copies (split, concat, separate, stack) must be there for gradient sums to come out
+# in Chainer's order. One liberty: Chainer re-stacks a layer's gate weights at every step;
+# a cell here stacks them once per layer. The stacked weight keeps the same rank and receives
+# the same per-step gradients in the same order, so the sums, and the bits, are unchanged.
 
-# A cell step maps (input projection for this step, states, hidden weight, hidden bias) to
-# the new states; states[0] is the hidden state, which is also the step's output.
-CellStep = Callable[[Variable, list[Variable], Variable, Variable], list[Variable]]
+# A cell maps one layer's weights and biases to its step function, which maps (x_t, h, c)
+# to the new (h, c); c is None for cells without a cell state.
+CellStep = Callable[[Any, Variable, Variable | None], tuple[Variable, Variable | None]]
+Cell = Callable[[Sequence[Any], Sequence[Any]], CellStep]
 
 
 def reject_removed_kwargs(kwargs: dict[str, Any]) -> None:
@@ -58,77 +69,36 @@ def check_input_size(xs: Sequence[Any], ws: Sequence[Sequence[Any]]) -> None:
             f"got {input_size} != {weight_input_size}; build the weights for this input size")
 
 
-def _split_rows(x: Variable, count: int) -> tuple[Variable, Variable | None]:
-    """Splits ``x`` into its first ``count`` rows and the rest (None when nothing is left)."""
-    if count >= x.shape[0]:
-        return x, None
-    head, tail = split_axis(x, [count], axis=0)
-    return head, tail
+def _run_direction(step: CellStep, inputs: Sequence[Any], h: Variable, c: Variable | None
+                   ) -> tuple[Variable, Variable | None, list[Variable]]:
+    """Runs ``step`` over ``inputs`` in the order given; returns the last states and outputs.
 
-
-def _scan_forward(step: CellStep, projections: Sequence[Variable], states: list[Variable],
-                  hidden_w: Variable, hidden_b: Variable) -> tuple[list[Variable], list[Variable]]:
-    """Runs ``step`` from the first time step to the last.
-
-    Batch sizes shrink with time, so rows that drop out are final: they are set aside and
-    joined back once at the end, instead of at every step.
+    A step narrower than the state runs on its first rows only; the other rows keep their
+    state and are joined back after the step (NOTE [n-step layout]).
     """
-    finished: list[list[Variable]] = []
     outputs = []
-    for projection in projections:
-        batch = projection.shape[0]
-        if batch < states[0].shape[0]:
-            pieces = [_split_rows(state, batch) for state in states]
-            states = [head for head, _ in pieces]
-            finished.append([tail for _, tail in pieces])  # type: ignore[misc]
-        states = step(projection, states, hidden_w, hidden_b)
-        outputs.append(states[0])
-    if finished:
-        states = [concat([state] + [rows[index] for rows in reversed(finished)], axis=0)
-                  for index, state in enumerate(states)]
-    return states, outputs
+    for x in inputs:
+        batch = len(x)
+        partial = h.shape[0] > batch
+        if partial:
+            h, h_rest = split_axis(h, [batch], axis=0)
+            if c is not None:
+                c, c_rest = split_axis(c, [batch], axis=0)
+        h, c = step(x, h, c)
+        outputs.append(h)
+        if partial:
+            h = concat([h, h_rest], axis=0)
+            if c is not None:
+                c = concat([c, c_rest], axis=0)
+    return h, c, outputs
 
 
-def _scan_backward(step: CellStep, projections: Sequence[Variable],
-                   states: list[Variable], hidden_w: Variable,
-                   hidden_b: Variable) -> tuple[list[Variable], list[Variable]]:
-    """Runs ``step`` from the last time step to the first.
-
-    Batch sizes grow, so each sequence joins with its initial state when its last step comes.
-    ``projections`` must not be empty.
-    """
-    pending: list[Variable] | None = states
-    active: list[Variable] = []
-    outputs: list[Variable] = list(projections)
-    for time in reversed(range(len(projections))):
-        projection = projections[time]
-        current = active[0].shape[0] if active else 0
-        if projection.shape[0] > current and pending is not None:
-            pieces = [_split_rows(state, projection.shape[0] - current) for state in pending]
-            joining = [head for head, _ in pieces]
-            pending = None if pieces[0][1] is None else [tail for _, tail in pieces]  # type: ignore[misc]
-            if active:
-                joining = [concat([old, new], axis=0) for old, new in zip(active, joining)]
-            active = joining
-        active = step(projection, active, hidden_w, hidden_b)
-        outputs[time] = active[0]
-    if pending is not None:
-        # Rows of ``hx`` beyond the widest time step keep their initial state.
-        active = [concat([old, rest], axis=0) for old, rest in zip(active, pending)]
-    return active, outputs
-
-
-def _join(pieces: Sequence[Any], axis: int) -> Any:
-    return pieces[0] if len(pieces) == 1 else concat(list(pieces), axis=axis)
-
-
-def run_layers(step: CellStep, n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
+def run_layers(cell: Cell, n_layers: int, dropout_ratio: float, hx: Any, cx: Any,
                ws: Sequence[Sequence[Any]], bs: Sequence[Sequence[Any]], xs: Sequence[Any],
                use_bi_direction: bool) -> tuple[Variable, Variable | None, tuple[Variable, ...]]:
     """The stacked (bi)directional recurrence shared by all n-step functions.
 
-    See NOTE [n-step layout]. The input projection of a whole layer is one ``linear`` over all
-    time steps; only the hidden projection runs step by step.
+    See NOTE [n-step layout].
 
     Returns:
         ``(hy, cy, ys)``; ``cy`` is None when ``cx`` is None.
@@ -136,55 +106,48 @@ def run_layers(step: CellStep, n_layers: int, dropout_ratio: float, hx: Any, cx:
     directions = 2 if use_bi_direction else 1
     initial_h = separate(hx, axis=0)
     initial_c = None if cx is None else separate(cx, axis=0)
-    if not xs:
-        return stack(initial_h), None if initial_c is None else stack(initial_c), ()
-    sections = numpy.cumsum([len(x) for x in xs])[:-1].tolist()
-    layer_input = _join(xs, axis=0)
     final_h: list[Variable] = []
-    final_c: list[Variable] = []
-    step_outputs: list[Variable] = list(xs)
+    final_c: list[Variable | None] = []
+    layer_input: list[Any] = list(xs)
     for layer in range(n_layers):
         direction_outputs = []
         for direction in range(directions):
             index = directions * layer + direction
-            weights, biases = ws[index], bs[index]
-            half = len(weights) // 2
-            # Every layer but the first drops its input; each direction draws its own mask.
-            source = layer_input if layer == 0 else dropout(layer_input, ratio=dropout_ratio)
-            projected = linear(source, concat(weights[:half], axis=0),
-                               concat(biases[:half], axis=0))
-            projections = split_axis(projected, sections, axis=0) if sections else (projected,)
-            states = [initial_h[index]]
-            if initial_c is not None:
-                states.append(initial_c[index])
-            scan = _scan_backward if direction == 1 else _scan_forward
-            states, outputs = scan(step, projections, states, concat(weights[half:], axis=0),
-                                   concat(biases[half:], axis=0))
-            final_h.append(states[0])
-            if initial_c is not None:
-                final_c.append(states[1])
+            # Every layer but the first drops its input; each direction draws its own masks.
+            inputs = layer_input if layer == 0 else [
+                dropout(x, ratio=dropout_ratio) for x in layer_input]
+            step = cell(ws[index], bs[index])
+            c = None if initial_c is None else initial_c[index]
+            if direction == 0:
+                h, c, outputs = _run_direction(step, inputs, initial_h[index], c)
+            else:
+                h, c, outputs = _run_direction(step, inputs[::-1], initial_h[index], c)
+                outputs.reverse()
+            final_h.append(h)
+            final_c.append(c)
             direction_outputs.append(outputs)
         if directions == 1:
-            step_outputs = direction_outputs[0]
-            if layer + 1 < n_layers:
-                layer_input = _join(step_outputs, axis=0)
-            continue
-        layer_input = concat([_join(outputs, axis=0) for outputs in direction_outputs], axis=1)
-        step_outputs = list(split_axis(layer_input, sections, axis=0)) if sections else [
-            layer_input]
+            layer_input = direction_outputs[0]
+        else:
+            layer_input = [concat([forward, backward], axis=1)
+                           for forward, backward in zip(*direction_outputs)]
     hy = stack(final_h)
-    cy = stack(final_c) if initial_c is not None else None
-    return hy, cy, tuple(step_outputs)
+    cy = None if initial_c is None else stack(final_c)
+    return hy, cy, tuple(layer_input)
 
 
-def _elman_step(activation: Callable[[Any], Variable]) -> CellStep:
-    def step(projection: Variable, states: list[Variable], hidden_w: Variable,
-             hidden_b: Variable) -> list[Variable]:
-        return [activation(projection + linear(states[0], hidden_w, hidden_b))]
-    return step
+def _elman_cell(activation: Callable[[Any], Variable]) -> Cell:
+    def cell(w: Sequence[Any], b: Sequence[Any]) -> CellStep:
+        input_w, hidden_w = w
+        input_b, hidden_b = b
+
+        def step(x: Any, h: Variable, c: Variable | None) -> tuple[Variable, Variable | None]:
+            return activation(linear(x, input_w, input_b) + linear(h, hidden_w, hidden_b)), None
+        return step
+    return cell
 
 
-_ACTIVATIONS = {"tanh": tanh, "relu": relu}
+_CELLS = {"tanh": _elman_cell(tanh), "relu": _elman_cell(relu)}
 
 
 def n_step_rnn_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[Sequence[Any]],
@@ -204,10 +167,10 @@ def n_step_rnn_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[S
             ``train=`` / ``use_cudnn=`` options.
     """
     reject_removed_kwargs(kwargs)
-    if activation not in _ACTIVATIONS:
+    if activation not in _CELLS:
         raise ValueError(f'activation must be "tanh" or "relu", got "{activation}"')
     check_input_size(xs, ws)
-    hy, _, ys = run_layers(_elman_step(_ACTIVATIONS[activation]), n_layers, dropout_ratio,
+    hy, _, ys = run_layers(_CELLS[activation], n_layers, dropout_ratio,
                            hx, None, ws, bs, xs, use_bi_direction)
     return hy, ys
 

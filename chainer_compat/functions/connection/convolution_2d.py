@@ -68,8 +68,13 @@ def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...
 # OpenBLAS 0.3.23) from ours (NumPy 2.4, OpenBLAS 0.3.31), above the limit the channel-major
 # forward rounded as Chainer's for every reduction of up to 576 terms, and the weight gradient
 # as Chainer's for no layout at all (the two OpenBLAS versions sum long reductions
-# differently). Above it the output's channels are outermost in memory, so later reductions
-# over it (sums, batch statistics) may be ordered, and rounded, differently from Chainer's.
+# differently). The output itself has Chainer's layout on both paths (groups 1, NumPy): its
+# channels last in memory, as the view of an (n, *spatial, c) product Chainer returns. Later
+# reductions over it (sums, batch statistics) follow that layout: with the channels
+# outermost, as the fast path once returned them, a DenseNet and a WideResNet trained to
+# other last bits than Chainer's on the same NumPy. The fast path gets the layout without a
+# copy by multiplying the transposed operands (the patches' rows by the weight's columns),
+# which BLAS computes as the same product: identical bits, the result laid out as Chainer's.
 _CHAINER_LAYOUT_LIMIT = 2 ** 20
 
 
@@ -130,6 +135,11 @@ def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
     # (c, kh, kw, n, out_h, out_w) so that each group is one matrix product over all images.
     columns = patches.transpose(1, 2, 3, 0, 4, 5).reshape(groups, depth, n * out_h * out_w)
     weights = w.reshape(groups, out_channels // groups, depth)
+    if xp is numpy and groups == 1:
+        # compat: the same product, transposed, so that the channels come out last in memory
+        # as in Chainer's output (NOTE [Chainer's convolution layouts]).
+        y = numpy.matmul(columns[0].T, weights[0].T).reshape(n, out_h, out_w, out_channels)
+        return numpy.moveaxis(y.astype(x.dtype, copy=False), 3, 1)
     y = xp.matmul(weights, columns).reshape(out_channels, n, out_h, out_w).transpose(1, 0, 2, 3)
     return y.astype(x.dtype, copy=False)
 

@@ -154,8 +154,14 @@ class ConvolutionND(_convolution.ConvolutionNode):
             return numpy.moveaxis(y, self.ndim + 1, 1),
         columns = _columns(x, w.shape[2:], self, outs)
         weights = w.reshape(self.groups, out_channels // self.groups, -1)
-        y = xp.matmul(weights, columns).reshape((out_channels, x.shape[0]) + outs)
-        y = _channels_second(y).astype(x.dtype, copy=False)
+        if xp is numpy and self.groups == 1:
+            # compat: the same product, transposed, so that the channels come out last in
+            # memory as in Chainer's output (NOTE [Chainer's convolution layouts]).
+            y = numpy.matmul(columns[0].T, weights[0].T).reshape((n,) + outs + (out_channels,))
+            y = numpy.moveaxis(y.astype(x.dtype, copy=False), -1, 1)
+        else:
+            y = xp.matmul(weights, columns).reshape((out_channels, n) + outs)
+            y = _channels_second(y).astype(x.dtype, copy=False)
         if len(inputs) == 3:
             # compat: in place, so a bias of another float dtype is added in the wider dtype
             # and rounded once to y's, as Chainer does.

@@ -54,3 +54,35 @@ def test_chainer_layout_keeps_the_channels_last_in_memory():
     w = numpy.ones((4, 3, 3, 3), numpy.float32)
     y = F.convolution_2d(x, w, pad=1).array
     assert y.strides[1] == y.itemsize
+
+
+@pytest.mark.parametrize("function, x_shape, w_shape, groups", [
+    (lambda x, w: F.convolution_2d(x, w, pad=1), (8, 3, 28, 28), (16, 3, 3, 3), 1),
+    (lambda x, w: F.convolution_2d(x, w, pad=1), (1, 4, 64, 64), (16, 4, 3, 3), 1),
+    (lambda x, w: F.convolution_nd(x, w, pad=1), (4, 3, 12, 12, 12), (16, 3, 3, 3, 3), 1),
+    (lambda x, w: F.convolution_2d(x, w, pad=1, groups=2), (8, 4, 28, 28), (16, 2, 3, 3), 2),
+])
+def test_large_products_also_return_chainers_channels_last_layout(
+        monkeypatch, function, x_shape, w_shape, groups):
+    # Above the limit the product comes out in the layout Chainer's CPU convolution returns (a
+    # view of an (n, *spatial, c) array; grouped convolutions excepted, whose output Chainer
+    # lays out as ours), so that a reduction over it, such as batch normalization's
+    # statistics, adds in Chainer's order.
+    rng = numpy.random.RandomState(0)
+    x = rng.standard_normal(x_shape).astype(numpy.float32)
+    w = rng.standard_normal(w_shape).astype(numpy.float32)
+    n, c = x_shape[0], w_shape[0]
+    rows = n * numpy.prod(x_shape[2:])  # pad 1 keeps the spatial size
+    assert rows * numpy.prod(w_shape[1:]) * c > convolution_2d_module._CHAINER_LAYOUT_LIMIT
+    y = function(x, w).array
+    channels_last = numpy.moveaxis(numpy.empty((n,) + x_shape[2:] + (c,), numpy.float32), -1, 1)
+    if groups == 1:
+        assert y.strides == channels_last.strides
+        axes = (0,) + tuple(range(2, y.ndim))
+        expected = numpy.moveaxis(numpy.ascontiguousarray(numpy.moveaxis(y, 1, -1)), -1, 1)
+        assert y.sum(axis=axes).tobytes() == expected.sum(axis=axes).tobytes()
+        # The same bits as Chainer's contraction (taken below the limit) for these shapes.
+        monkeypatch.setattr(convolution_2d_module, "_CHAINER_LAYOUT_LIMIT", 2 ** 62)
+        assert function(x, w).array.tobytes() == y.tobytes()
+    else:
+        assert y.strides != channels_last.strides

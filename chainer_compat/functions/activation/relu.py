@@ -47,8 +47,8 @@ class ReLU(FloatActivation):
         if y is not None and _may_skip_gradient_nodes(gy):
             # What ReLUGrad2 would output: NOTE [gradients without a node].
             return _new_unlinked_variable(_relu_grad(y._array, gy._array),
-                                 y._node._requires_grad or gy._node._requires_grad),
-        return ReLUGrad2().apply((y, gy))
+                                          gy._node._requires_grad),
+        return ReLUGrad2(y.array).apply((gy,))
 
 
 def _relu_grad(y: Any, gy: Any) -> Any:
@@ -83,23 +83,22 @@ def _cupy_relu_grad() -> Any:
 
 
 class ReLUGrad2(FunctionNode):
-    """Gradient of ReLU from its output ``y``: ``gy`` where ``y > 0``, else zero."""
+    """Gradient of ReLU from its output: ``gy`` where ``b > 0``, else zero.
+
+    Args:
+        b: The ReLU's output array, kept by the node (compat: Chainer's constructor; the node
+            has one input, ``gy``, as hooks see on Chainer).
+    """
+
+    def __init__(self, b: Any) -> None:
+        self.b = b
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0,))
-        y, gy = inputs
-        return _relu_grad(y, gy),
+        return _relu_grad(self.b, inputs[0]),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        # The mask is piecewise constant in y: y gets no gradient, gy gets the masked one.
-        y = self.get_retained_inputs()[0]
-        grads: list[Any] = []
-        for index in indexes:
-            if index == 0:
-                grads.append(None)
-            else:
-                grads.append(ReLUGrad2().apply((y, grad_outputs[0]))[0])
-        return tuple(grads)
+        # The mask is piecewise constant in b: the gradient of gy is the masked one.
+        return ReLUGrad2(self.b).apply(grad_outputs)
 
 
 def relu(x: Any) -> variable.Variable:

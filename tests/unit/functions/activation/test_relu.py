@@ -6,9 +6,9 @@ import numpy
 import pytest
 from gradient_paths import assert_same_gradient, input_gradient_both_ways
 
-from chainer_compat import Variable
+from chainer_compat import FunctionHook, Variable
 from chainer_compat.functions.activation import relu as relu_module
-from chainer_compat.functions.activation.relu import ReLU, relu
+from chainer_compat.functions.activation.relu import ReLU, ReLUGrad2, relu
 from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -131,3 +131,33 @@ def test_double_backprop_records_the_gradient_node():
     y.grad = numpy.ones(2, numpy.float32)
     y.backward(enable_double_backprop=True)
     assert x.grad_var.creator.label == "ReLUGrad2"
+
+
+def test_the_gradient_node_takes_gy_alone_as_chainers_does():
+    # Chainer 7.8.1: ReLUGrad2(b) keeps the output array and is applied to (gy,); a hook sees
+    # one input, and the node's gradient is requires_grad only through gy.
+
+    class Inputs(FunctionHook):
+        name = "inputs"
+
+        def __init__(self):
+            self.seen = []
+
+        def forward_preprocess(self, function, in_data):
+            self.seen.append((function.label, [a.shape for a in in_data]))
+
+    x = Variable(numpy.array([[-1.0, 2.0, 0.5]], numpy.float32))
+    y = relu(x)
+    y.grad_var = Variable(numpy.ones((1, 3), numpy.float32), requires_grad=False)
+    hook = Inputs()
+    with hook:
+        y.backward()
+    assert hook.seen == [("ReLUGrad2", [(1, 3)])]
+    assert x.grad.tolist() == [[0.0, 1.0, 1.0]]
+    assert x.grad_var.requires_grad is False
+
+    gy = Variable(numpy.array([3.0, 4.0], numpy.float32))
+    gx, = ReLUGrad2(numpy.array([1.0, -1.0], numpy.float32)).apply((gy,))
+    assert gx.array.tolist() == [3.0, 0.0]
+    ggx, = gx.creator.backward((0,), (Variable(numpy.ones(2, numpy.float32)),))
+    assert ggx.array.tolist() == [1.0, 0.0]

@@ -110,8 +110,8 @@ def _preprocess_const(x: Variable, value: Any) -> Any:
 # by the constant's identity and hold the constant itself, so a later object that reuses its id
 # cannot match. Only Python numbers are kept, the constants written in code: a NumPy scalar is
 # usually computed afresh on each call (``self.value - 1``), and keeping those would only churn
-# the table. The table is bounded all the same (cleared when full), for numbers computed at run
-# time.
+# the table (one of the Variable's own scalar type needs no cast and is used as it is). The
+# table is bounded all the same (cleared when full), for numbers computed at run time.
 _constants: dict[int, tuple[Any, Any, Any, Any]] = {}
 _reciprocals: dict[int, tuple[Any, Any]] = {}  # x / c is x * (1 / c): c's entry holds 1 / c
 _CONSTANTS_KEPT = 256
@@ -323,7 +323,11 @@ def add(*xs: Any) -> Variable:
             lhs, rhs = rhs, lhs
         if isinstance(rhs, _SCALARS):
             array = lhs._array
-            _, _, value, operand = _cast_constant(rhs, array.dtype.type)
+            scalar_type = array.dtype.type
+            if type(rhs) is scalar_type:
+                value = operand = rhs
+            else:
+                _, _, value, operand = _cast_constant(rhs, scalar_type)
             if _direct(lhs):
                 return _wrap(array + operand if type(array) is _ndarray else array + value, lhs)
             node = _new(AddConstant)
@@ -390,7 +394,11 @@ def rsub(self: Variable, rhs: Any) -> Variable:
     """``rhs - self``."""
     if isinstance(rhs, _SCALARS):
         array = self._array
-        _, _, value, operand = _cast_constant(rhs, array.dtype.type)
+        scalar_type = array.dtype.type
+        if type(rhs) is scalar_type:
+            value = operand = rhs
+        else:
+            _, _, value, operand = _cast_constant(rhs, scalar_type)
         if _direct(self):
             return _wrap(operand - array if type(array) is _ndarray else value - array, self)
         return SubFromConstant(value, rhs).apply((self,))[0]
@@ -443,17 +451,22 @@ def mul(self: Variable, rhs: Any) -> Variable:
     """``self * rhs``."""
     if isinstance(rhs, _SCALARS):
         array = self._array
-        # _cast_constant's lookup inlined on this hot path (NOTE [constants cast once]).
-        entry = _constants.get(id(rhs))
-        if entry is None or entry[0] is not rhs or entry[1] is not array.dtype.type:
-            entry = _cast_constant(rhs, array.dtype.type)
-        value = entry[2]
+        scalar_type = array.dtype.type
+        if type(rhs) is scalar_type:
+            value = operand = rhs
+        else:
+            # _cast_constant's lookup inlined on this hot path (NOTE [constants cast once]).
+            entry = _constants.get(id(rhs))
+            if entry is None or entry[0] is not rhs or entry[1] is not scalar_type:
+                entry = _cast_constant(rhs, scalar_type)
+            value = entry[2]
+            operand = entry[3]
         flags = _thread_flags.flags
         if not (flags.enable_backprop or flags.hooks or flags.debug):
             # _direct and _wrap inlined: a gradient times a constant is the commonest
             # operation of a backward (NOTE [operators without a node]).
             if type(array) is _ndarray:
-                y = array * entry[3]
+                y = array * operand
                 if type(y) is not _ndarray:
                     y = numpy.asarray(y, array.dtype)
                 return _new_unlinked_variable(y, self._node._requires_grad)

@@ -47,9 +47,11 @@ def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = "sum") -> varia
         ValueError: On an invalid ``reduce``.
     """
     check_reduce(reduce, _REDUCTIONS, "gaussian_kl_divergence")
-    mean = variable.as_variable(mean)
-    ln_var = variable.as_variable(ln_var)
-    loss = (mean * mean + exp(ln_var) - ln_var - 1) * 0.5
+    # compat: exp first, then the square, as Chainer applies them; an array mean is squared
+    # as an array, without a node, as in Chainer.
+    variance = exp(ln_var)
+    mean_square = mean * mean
+    loss = (mean_square + variance - ln_var - 1) * 0.5
     return _reduce(loss, reduce)
 
 

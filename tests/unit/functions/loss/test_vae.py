@@ -7,8 +7,9 @@ import math
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder, gradients_under_a_hook
 
-from chainer_compat import gradient_check
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
 
 
@@ -81,3 +82,22 @@ def test_backward_and_double_backward_match_numerical(xp, name, function, refere
 def test_invalid_reduce_raises_value_error(name, function, reference, arity):
     with pytest.raises(ValueError, match=f"reduce of {name} must be 'sum', 'mean' or 'no'"):
         function(*_arrays(arity, numpy.float32), reduce="max")
+
+
+@pytest.mark.parametrize("mean_is_variable", [True, False])
+def test_gaussian_kl_divergence_applies_chainers_functions(mean_is_variable):
+    rng = numpy.random.default_rng(13)
+    mean, ln_var = (rng.standard_normal((4, 3)).astype(numpy.float32) for _ in range(2))
+    with LabelRecorder() as recorder:
+        gaussian_kl_divergence(Variable(mean) if mean_is_variable else mean, ln_var,
+                               reduce="mean")
+    # Chainer 7.8.1's sequence: exp before the square, which an array mean has no node for.
+    square = ["_ * _"] if mean_is_variable else []
+    assert recorder.labels == ["exp"] + square + ["_ + _", "_ - _", "_ + (-1)", "_ * 0.5",
+                                                  "Mean"]
+    plain, hooked, labels = gradients_under_a_hook(
+        gaussian_kl_divergence, (mean, ln_var), numpy.array(1.5, numpy.float32))
+    assert labels == ["BroadcastTo", "_ * 0.5", "__neg__", "_ * _", "_ * _", "_ + _", "_ * _",
+                      "_ + _"]
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)

@@ -101,3 +101,22 @@ def test_gaussian_kl_divergence_applies_chainers_functions(mean_is_variable):
                       "_ + _"]
     for gradient, under_hook in zip(plain, hooked):
         numpy.testing.assert_array_equal(gradient, under_hook)
+
+
+@pytest.mark.parametrize("variables, labels", [
+    # Chainer 7.8.1's sequences: the precision first; arrays are combined without nodes.
+    ((True, True, True), ["__neg__", "exp", "_ - _", "_ * _", "_ * _", "_ * (-0.5)",
+                          "_ + 1.8378770664093453", "_ * 0.5", "_ - _"]),
+    ((False, False, False), ["exp", "_ * _", "_ * (-0.5)", "_ - _"]),
+    ((False, True, False), ["exp", "_ - _", "_ * _", "_ * _", "_ * (-0.5)", "_ - _"]),
+])
+def test_gaussian_nll_applies_chainers_functions(variables, labels):
+    rng = numpy.random.default_rng(18)
+    arrays = [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(3)]
+    inputs = [Variable(a) if wrap else a for a, wrap in zip(arrays, variables)]
+    with LabelRecorder() as recorder:
+        loss = gaussian_nll(*inputs, reduce="no")
+    assert recorder.labels == labels
+    x, mean, ln_var = (a.astype(numpy.float64) for a in arrays)
+    expected = 0.5 * (ln_var + math.log(2 * math.pi)) + 0.5 * (x - mean) ** 2 * numpy.exp(-ln_var)
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)

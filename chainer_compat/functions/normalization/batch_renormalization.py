@@ -2,8 +2,8 @@
 ``BatchRenormalizationFunction``, and the deprecated ``fixed_batch_renormalization``.
 
 Layer 5: imports backend, configuration, variable, function_node, type_check and ``functions``.
-One node labelled as Chainer's old-style Function, with its arithmetic; see NOTE [batch
-renormalization gradients].
+One node labelled as Chainer's old-style Function, with its arithmetic; its gradients follow
+NOTE [old-style gradients] in functions/_old_style.py.
 """
 
 from __future__ import annotations
@@ -14,22 +14,14 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, variable
-from chainer_compat.configuration import config, using_config
+from chainer_compat.configuration import using_config
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
 from chainer_compat.functions.normalization.batch_normalization import (
     _accumulation_dtype,
     fixed_batch_normalization,
 )
 from chainer_compat.utils import type_check
-from chainer_compat.variable import _new_unlinked_variable
-
-# NOTE [batch renormalization gradients]
-# Chainer's BatchRenormalizationFunction is an old-style Function: a hook sees it and no other
-# function during backward, whose gradients are arrays with no graph, so Chainer cannot
-# differentiate them again. Ours is one node with the same label and arithmetic whose backward
-# applies nothing unless a graph is recorded (enable_backprop, double backprop): then the same
-# formula is written with differentiable functions, the batch statistics recomputed from x, so
-# that double backprop works (r and d stay constants, as in the first order).
 
 
 class _BatchRenormalization(FunctionNode):
@@ -93,9 +85,8 @@ class _BatchRenormalization(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
-        if config.enable_backprop:
+        if records_a_graph():
             return self._differentiable_gradients(indexes, x, gamma, gy)
-        # NOTE [batch renormalization gradients]: Chainer's arrays, no node.
         gamma_array, gy_array = gamma.array, gy.array
         expander, axis = self.expander, self.axis
         count = gamma_array.dtype.type(x.size // gamma.size)
@@ -106,12 +97,13 @@ class _BatchRenormalization(FunctionNode):
         gx = scale * (gy_array - (self.normalized * g_std[expander] + g_beta[expander]) / count)
         all_grads = (gx.astype(x.dtype, copy=False),
                      g_gamma.astype(gamma.dtype, copy=False), g_beta)
-        return tuple(_new_unlinked_variable(all_grads[index], True) for index in indexes)
+        return gradients_without_graph(all_grads, indexes)
 
     def _differentiable_gradients(self, indexes: tuple[int, ...], x: Any, gamma: Any,
                                   gy: Any) -> tuple[Any, ...]:
-        """The gradients of :meth:`backward` as functions of ``x``, ``gamma`` and ``gy``: see
-        NOTE [batch renormalization gradients]."""
+        """The gradients of :meth:`backward` as functions of ``x``, ``gamma`` and ``gy`` (NOTE
+        [old-style gradients]), the batch statistics recomputed from ``x``; ``r`` and ``d``
+        stay constants, as in the first order."""
         from chainer_compat.functions.array.broadcast import broadcast_to
         from chainer_compat.functions.array.cast import cast
         from chainer_compat.functions.array.reshape import reshape

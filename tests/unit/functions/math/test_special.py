@@ -162,6 +162,7 @@ def test_missing_scipy_falls_back_to_python_math_with_a_warning(name, without_sc
     (log_ndtr.log_ndtr, ["__neg__", "_ * 0.7071067811865475", "erfcx", "0.7978845608028654 / _",
                 "_ * _"]),
     (lambda x: polygamma.polygamma(numpy.ones(4, numpy.int32), x), ["_ + 1", "polygamma", "_ * _"]),
+    (erfcx.erfcx, ["_ * _", "_ + (-0.5641895835477563)", "_ * 2", "_ * _"]),
 ])
 def test_a_hook_sees_chainers_gradient_nodes(function, labels):
     x = numpy.array([0.1, 0.35, 0.6, 0.85], numpy.float32)

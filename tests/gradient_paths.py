@@ -8,7 +8,7 @@ backward once each way, so the test can compare the results bit for bit.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from chainer_compat import FunctionHook, FunctionNode, Variable
@@ -90,3 +90,29 @@ def assert_same_gradient(direct: Variable, through_node: Variable) -> None:
     assert direct.dtype == through_node.dtype
     assert direct.array.tobytes() == through_node.array.tobytes()  # CuPy has tobytes too
     assert direct.requires_grad is through_node.requires_grad
+
+
+def gradients_under_a_hook(function: Callable[..., Variable], arrays: Sequence[Any],
+                           gy: Any) -> tuple[list[Any], list[Any], list[str]]:
+    """Runs ``function``'s backward plainly and again under a LabelRecorder.
+
+    Args:
+        function: Takes one Variable per array and returns one Variable.
+        arrays: The inputs' arrays (copied, so each run starts from the same values).
+        gy: The output's gradient.
+
+    Returns:
+        The inputs' gradients of the plain run and of the run under the hook, and the labels
+        of the functions applied during the second backward.
+    """
+    def run(backward_context: Any) -> list[Any]:
+        inputs = [Variable(array.copy()) for array in arrays]
+        y = function(*inputs)
+        y.grad = gy.copy()
+        with backward_context:
+            y.backward()
+        return [v.grad for v in inputs]
+
+    recorder = LabelRecorder()
+    plain = run(contextlib.nullcontext())
+    return plain, run(recorder), recorder.labels

@@ -13,7 +13,6 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.noise.dropout import DropoutGrad
 from chainer_compat.utils import argument, type_check
 
 
@@ -58,13 +57,33 @@ class RReLU(FunctionNode):
         elif self.r is None:
             self.r = xp.random.uniform(self.lower, self.upper, x.shape).astype(
                 x.dtype, copy=False)
-        # The factor by which the gradient is multiplied: 1 where x >= 0, the slope elsewhere.
-        self._factor = xp.where(x >= 0, x.dtype.type(1), self.r)
-        return utils.force_array(x * self._factor, x.dtype),
+        self.retain_outputs((0,))
+        return utils.force_array(xp.where(x >= 0, x, x * self.r), x.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return DropoutGrad(self._factor).apply(grad_outputs)
+        y, = self.get_retained_outputs()
+        return _RReLUGrad(y.array, self.r).apply(grad_outputs)
+
+
+class _RReLUGrad(FunctionNode):
+    """``gy`` where the output ``y >= 0``, ``gy * r`` elsewhere: the gradient of
+    :class:`RReLU`, and its own gradient (it is linear in ``gy``)."""
+
+    def __init__(self, y: Any, r: Any) -> None:
+        self.y = y
+        self.r = r
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        # compat: decided by the output, as in Chainer (a product that underflows to -0.0
+        # passes gy unscaled).
+        return utils.force_array(xp.where(self.y >= 0, gy, gy * self.r)),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return _RReLUGrad(self.y, self.r).apply(grad_outputs)
 
 
 def rrelu(x: Any, l: float = 1.0 / 8, u: float = 1.0 / 3, **kwargs: Any) -> Any:  # noqa: E741

@@ -12,7 +12,6 @@ import numpy
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array._common import axis_range_message, check_axis, is_int
-from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.utils import type_check
 
 
@@ -79,10 +78,8 @@ class Moveaxis(FunctionNode):
         return x.transpose(self._axes),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        inverse = [0] * len(self._axes)
-        for position, axis in enumerate(self._axes):
-            inverse[axis] = position
-        return transpose(grad_outputs[0], inverse),
+        # The inverse move, a Moveaxis node as in Chainer.
+        return Moveaxis(self.destination, self.source).apply(grad_outputs)
 
 
 def moveaxis(x: Any, source: Any, destination: Any) -> variable.Variable:

@@ -43,9 +43,16 @@ class PadSequence(FunctionNode):
         return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.split_axis import split_axis
+
         gy, = grad_outputs
-        # Each input's gradient is its own row, without the padding.
-        return tuple(get_item(gy, (i, slice(0, self._lengths[i]))) for i in indexes)
+        # Each input's gradient is its own row, without the padding: as in Chainer, the rows
+        # are split apart first and every input's is cut (an empty gy has nothing to split).
+        count = len(self._lengths)
+        rows = (gy,) * count if gy.size == 0 else split_axis(gy, count, 0, force_tuple=True)
+        grads = [get_item(row, (0 if gy.size else i, slice(0, length)))
+                 for i, (row, length) in enumerate(zip(rows, self._lengths))]
+        return tuple(grads[index] for index in indexes)
 
 
 def pad_sequence(xs: Any, length: int | None = None, padding: Any = 0) -> variable.Variable:

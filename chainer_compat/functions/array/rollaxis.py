@@ -12,7 +12,6 @@ import numpy
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array._common import axis_range_message, check_axis, require_int
-from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.utils import type_check
 
 
@@ -59,10 +58,16 @@ class Rollaxis(FunctionNode):
         return x.transpose(self._axes),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        inverse = [0] * len(self._axes)
-        for position, axis in enumerate(self._axes):
-            inverse[axis] = position
-        return transpose(grad_outputs[0], inverse),
+        # The inverse roll, a Rollaxis node as in Chainer: the moved axis, now at ``start``,
+        # goes back before the axis that followed it.
+        ndim = len(self._axes)
+        axis = self.axis % ndim
+        start = self.start + ndim if self.start < 0 else self.start
+        if axis > start:
+            axis += 1
+        elif axis < start:
+            start -= 1
+        return Rollaxis(start, axis).apply(grad_outputs)
 
 
 def rollaxis(x: Any, axis: int, start: int = 0) -> variable.Variable:

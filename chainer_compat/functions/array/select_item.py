@@ -34,6 +34,7 @@ class SelectItem(FunctionNode):
         self.retain_inputs((1,))
         x, t = inputs
         self._in_shape = x.shape
+        self._in_dtype = x.dtype
         if config.debug and not ((0 <= t).all() and (t < x.shape[1]).all()):
             # compat: Chainer's wording, misspelling included.
             raise ValueError("Each label `t` need to satisfty `0 <= t < x.shape[1]`")
@@ -45,35 +46,30 @@ class SelectItem(FunctionNode):
         grads: list[Any] = []
         for index in indexes:
             if index == 0:
-                grads.append(_SelectItemGrad(self._in_shape).apply((t, grad_outputs[0]))[0])
+                grads.append(Assign(self._in_shape, self._in_dtype, t).apply(grad_outputs)[0])
             else:
                 grads.append(None)
         return tuple(grads)
 
 
-class _SelectItemGrad(FunctionNode):
-    """Gradient of SelectItem: ``gy[i]`` placed at ``[i, t[i]]`` in zeros."""
+class Assign(FunctionNode):
+    """The gradient of :class:`SelectItem`: ``gy[i]`` placed at ``[i, t[i]]`` in zeros of
+    ``shape`` (the labels ``t`` are a constant of the node, as in Chainer)."""
 
-    def __init__(self, in_shape: tuple[int, ...]) -> None:
-        self.in_shape = in_shape
+    def __init__(self, shape: tuple[int, ...], dtype: Any, t: Any) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.t = variable.as_array(t)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0,))
-        t, gy = inputs
+        gy, = inputs
         xp = backend.get_array_module(gy)
-        gx = xp.zeros(self.in_shape, gy.dtype)
-        gx[xp.arange(t.size), t] = gy
+        gx = xp.zeros(self.shape, self.dtype)
+        gx[xp.arange(self.t.size), self.t] = gy
         return gx,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        t = self.get_retained_inputs()[0]
-        grads: list[Any] = []
-        for index in indexes:
-            if index == 0:
-                grads.append(None)
-            else:
-                grads.append(SelectItem().apply((grad_outputs[0], t))[0])
-        return tuple(grads)
+        return SelectItem().apply((grad_outputs[0], self.t))
 
 
 def select_item(x: Any, t: Any) -> variable.Variable:

@@ -9,7 +9,11 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.utils import argument, type_check
 
 
@@ -51,6 +55,9 @@ class SpatialTransformerGrid(OldStyleCall, FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not records_a_graph():
+            return gradients_without_graph(
+                (_theta_gradient(grad_outputs[0].array, self.output_shape),), indexes)
         return SpatialTransformerGridGrad(self.output_shape).apply(grad_outputs)
 
 
@@ -62,17 +69,21 @@ class SpatialTransformerGridGrad(FunctionNode):
         self.output_shape = output_shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        grid_grad, = inputs
-        xp = backend.get_array_module(grid_grad)
-        height, width = self.output_shape
-        coordinates = _target_coordinates(xp, height, width, grid_grad.dtype)
-        batch = grid_grad.shape[0]
-        theta_grad = grid_grad.reshape(batch, 2, height * width).dot(coordinates.T)
-        return theta_grad.reshape(batch, 2, 3),
+        return _theta_gradient(inputs[0], self.output_shape),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         return SpatialTransformerGrid(self.output_shape).apply(grad_outputs)
+
+
+def _theta_gradient(grid_grad: Any, output_shape: tuple[int, int]) -> Any:
+    """The gradient with respect to ``theta`` of a grid's gradient ``grid_grad``."""
+    xp = backend.get_array_module(grid_grad)
+    height, width = output_shape
+    coordinates = _target_coordinates(xp, height, width, grid_grad.dtype)
+    batch = grid_grad.shape[0]
+    theta_grad = grid_grad.reshape(batch, 2, height * width).dot(coordinates.T)
+    return theta_grad.reshape(batch, 2, 3)
 
 
 def spatial_transformer_grid(theta: Any, output_shape: tuple[int, int],

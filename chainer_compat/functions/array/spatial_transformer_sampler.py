@@ -11,7 +11,11 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.array.stack import stack
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import add_at, argument, type_check
@@ -181,6 +185,14 @@ class SpatialTransformerSampler(OldStyleCall, _BilinearGather):
     def __init__(self) -> None:
         super().__init__("value")
 
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        if records_a_graph():
+            return super().backward(indexes, grad_outputs)
+        x, grid = self.get_retained_inputs()
+        return gradients_without_graph(
+            _gradient_arrays(x.array, grid.array, grad_outputs[0].array), indexes)
+
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "grid"))
         x_type, grid_type = in_types
@@ -192,6 +204,64 @@ class SpatialTransformerSampler(OldStyleCall, _BilinearGather):
             grid_type.shape[1] == 2,
             x_type.shape[0] == grid_type.shape[0],
         )
+
+
+def _gradient_arrays(x: Any, grid: Any, gy: Any) -> tuple[Any, Any]:
+    """The sampler's gradients for ``x`` and ``grid`` on arrays, in Chainer's arithmetic:
+    NOTE [old-style gradients] in functions/_old_style.py."""
+    xp = backend.get_array_module(x)
+    batch, channels, height, width = x.shape
+    points = grid.shape[2] * grid.shape[3]
+    flat = grid.reshape(batch, 2, points)
+    padded = xp.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="constant")
+    u = (flat[:, 0] + 1) * (width - 1) / 2 + 1
+    v = (flat[:, 1] + 1) * (height - 1) / 2 + 1
+    u_clipped = u.clip(0, width + 1)
+    v_clipped = v.clip(0, height + 1)
+    u0 = xp.floor(u_clipped).astype(numpy.int32).clip(0, width)
+    v0 = xp.floor(v_clipped).astype(numpy.int32).clip(0, height)
+    u1, v1 = u0 + 1, v0 + 1
+    # The weights of the far and the near pixel along each axis, rounded once from float64.
+    wu0 = (u_clipped - u0).astype(gy.dtype, copy=False)
+    wu1 = (u1 - u_clipped).astype(gy.dtype, copy=False)
+    wv0 = (v_clipped - v0).astype(gy.dtype, copy=False)
+    wv1 = (v1 - v_clipped).astype(gy.dtype, copy=False)
+    samples = xp.arange(batch)[:, None]
+
+    def corner(rows: Any, cols: Any) -> Any:
+        # (batch, points, channels): each point's pixel, every channel.
+        return padded.transpose(0, 2, 3, 1)[samples, rows, cols]
+
+    x00, x01, x10, x11 = corner(v0, u0), corner(v0, u1), corner(v1, u0), corner(v1, u1)
+    gu = -wv1[:, :, None] * x00
+    gu += wv1[:, :, None] * x01
+    gu -= wv0[:, :, None] * x10
+    gu += wv0[:, :, None] * x11
+    gv = -wu1[:, :, None] * x00
+    gv -= wu0[:, :, None] * x01
+    gv += wu1[:, :, None] * x10
+    gv += wu0[:, :, None] * x11
+    out_shape = (batch, grid.shape[2], grid.shape[3])
+    gu = gu.reshape(out_shape + (channels,)).transpose(0, 3, 1, 2)
+    gv = gv.reshape(out_shape + (channels,)).transpose(0, 3, 1, 2)
+    gu *= gy
+    gv *= gy
+    gu = xp.sum(gu, axis=1)
+    gv = xp.sum(gv, axis=1)
+    # From padded pixels back to grid units; no gradient outside the padded image.
+    u, v = u.reshape(out_shape), v.reshape(out_shape)
+    gu = gu / 2. * (width - 1) * (u > 0) * (u < (width + 1))
+    gv = gv / 2. * (height - 1) * (v > 0) * (v < (height + 1))
+    ggrid = xp.concatenate((gu[:, None], gv[:, None]), axis=1)
+    gx = xp.zeros_like(padded)
+    gy = gy.reshape(batch, channels, -1)
+    # Sample by sample, corner by corner, in Chainer's order of accumulation.
+    for b in range(batch):
+        add_at(gx[b], (slice(None), v0[b], u0[b]), gy[b] * wu1[b] * wv1[b])
+        add_at(gx[b], (slice(None), v0[b], u1[b]), gy[b] * wu0[b] * wv1[b])
+        add_at(gx[b], (slice(None), v1[b], u0[b]), gy[b] * wu1[b] * wv0[b])
+        add_at(gx[b], (slice(None), v1[b], u1[b]), gy[b] * wu0[b] * wv0[b])
+    return gx[:, :, 1:-1, 1:-1], ggrid
 
 
 def spatial_transformer_sampler(x: Any, grid: Any, **kwargs: Any) -> variable.Variable:

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.loss._options import check_positive_margin, check_reduce
 from chainer_compat.utils import type_check
-
-# Distances below this are clamped before dividing by them.
-_TINY_DISTANCE = 1e-8
 
 
 class Contrastive(FunctionNode):
@@ -55,28 +54,36 @@ class Contrastive(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.reshape import reshape
+        from chainer_compat.functions.array.cast import cast
+        from chainer_compat.functions.array.repeat import repeat
+        from chainer_compat.functions.math.maximum import maximum
+        from chainer_compat.functions.math.sqrt import sqrt
         from chainer_compat.functions.math.sum import sum as _sum
 
         x0, x1, y = self.get_retained_inputs()
         gy, = grad_outputs
-        count = len(x0)
-        dtype = x0.dtype
-        similar = y.array.astype(dtype)
+        xp = backend.get_array_module(gy.array)
+        # compat: Chainer's nodes, in its order and with its operands (so its rounding):
+        # every per-pair factor is repeated over the units before it is used.
         diff = x0 - x1
-        dist = _sum(diff * diff, axis=1) ** 0.5
-        # max(dist, tiny): the clamped entries become constants.
-        kept = utils.force_array(dist.array >= _TINY_DISTANCE).astype(dtype)
-        safe_dist = dist * kept + (1 - kept) * dtype.type(_TINY_DISTANCE)
+        dist = sqrt(_sum(diff ** 2, axis=1))
         gap = self.margin - dist
-        gap = gap * utils.force_array(gap.array > 0).astype(dtype)
-        if self.reduce == "mean":
-            gy = broadcast_to(gy * (1.0 / count), (count,))
-        # Per pair: d(loss)/d(x0) = coefficient * (x0 - x1).
-        coefficient = gy * (similar - (1 - similar) * gap / safe_dist)
-        gx0 = broadcast_to(reshape(coefficient, (count, 1)), diff.shape) * diff
-        grads = {0: gx0, 1: -gx0, 2: None}
-        return tuple([grads[i] for i in indexes])
+        units = x0.shape[1]
+        similar = xp.repeat(y.array[:, None], units, axis=1)
+        scale = gy / len(similar) if self.reduce == "mean" else gy[:, None]
+        scale = broadcast_to(scale, similar.shape)
+        dist = repeat(dist[:, None], units, axis=1)
+        # Keeps the division below finite; 1e-7 would underflow to 0 in float16.
+        tiny = 5e-3 if dist.dtype == numpy.float16 else 1e-7
+        dist = maximum(dist, xp.full(dist.shape, tiny, dtype=dist.dtype))
+        gx0 = scale * similar.astype(scale.dtype) * diff
+        gap = repeat(gap[:, None], units, axis=1)
+        gap = maximum(gap, xp.zeros(gap.shape, gap.dtype))
+        gx0 = gx0 + scale * (1 - similar) * gap * -(diff / dist)
+        gx0 = cast(gx0, x0.dtype)
+        # y, the labels, has no gradient; x1's is negated even when unwanted, as in Chainer.
+        all_grads = (gx0, -gx0, None)
+        return tuple(all_grads[index] for index in indexes)
 
 
 def contrastive(x0: Any, x1: Any, y: Any, margin: float = 1,

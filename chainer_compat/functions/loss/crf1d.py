@@ -93,10 +93,15 @@ def crf1d(cost: Any, xs: Any, ys: Any, reduce: str = "mean") -> variable.Variabl
     finished = []
     for x, y, y_previous in zip(xs[1:], ys[1:], ys[:-1]):
         batch = x.shape[0]
+        if score.shape[0] > batch:
+            # compat: the previous labels are split as a node too, and their transition index
+            # computed on Variables, as in Chainer.
+            y_previous, _ = split_axis(y_previous, [batch], axis=0)
         score = _split_finished(score, batch, finished)
-        transition_index = y_previous[:batch] * n_label + y
-        transition = reshape(embed_id(transition_index, flat_cost), (batch,))
-        score = score + select_item(x, y) + transition
+        # compat: the step's two terms added first, then to the score, as Chainer adds them.
+        emitted = select_item(x, y)
+        transition = reshape(embed_id(y_previous * n_label + y, flat_cost), (batch,))
+        score = score + (emitted + transition)
     loss = log_partition - _rejoin(score, finished)
     if reduce == "mean":
         return sum_all(loss) / n_batch

@@ -13,7 +13,6 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.loss._covariance import (
     covariance_array,
-    covariance_grads,
     half_squared_sum_array,
 )
 from chainer_compat.functions.loss._options import check_reduce
@@ -58,15 +57,34 @@ class CrossCovariance(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        from chainer_compat.functions.math.average import average
+        from chainer_compat.functions.math.matmul import matmul
+
         y, z = self.get_retained_inputs()
         grad_loss, = grad_outputs
+        # compat: Chainer's nodes in its order, with its arithmetic (the covariance recomputed
+        # from the centered inputs, each gradient scaled after its product).
+        y_mean = average(y, axis=0, keepdims=True)
+        z_mean = average(z, axis=0, keepdims=True)
+        y_centered = y - broadcast_to(y_mean, y.shape)
+        z_centered = z - broadcast_to(z_mean, z.shape)
+        # A Python float, so that the node's label shows 1 / N as Chainer's does.
+        grad_over_count = grad_loss / float(len(y))
+        grads = []
         if self.reduce == "half_squared_sum":
-            # d(0.5 * sum(C ** 2)) / dC = C, scaled by the loss's gradient.
-            covariance = CrossCovariance("no").apply((y, z))[0]
-            grad_covariance = covariance * broadcast_to(grad_loss, covariance.shape)
+            covariance = matmul(y_centered.T, z_centered) / len(y)
+            if 0 in indexes:
+                gy = matmul(z_centered, covariance.T)
+                grads.append(gy * broadcast_to(grad_over_count, gy.shape))
+            if 1 in indexes:
+                gz = matmul(y_centered, covariance)
+                grads.append(gz * broadcast_to(grad_over_count, gz.shape))
         else:
-            grad_covariance = grad_loss
-        return covariance_grads(y, z, grad_covariance, indexes)
+            if 0 in indexes:
+                grads.append(matmul(z_centered, grad_over_count.T))
+            if 1 in indexes:
+                grads.append(matmul(y_centered, grad_over_count))
+        return tuple(grads)
 
 
 def cross_covariance(y: Any, z: Any, reduce: str = "half_squared_sum") -> variable.Variable:

@@ -10,7 +10,11 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.loss._covariance import (
     covariance_array,
@@ -67,6 +71,8 @@ class DeCov(OldStyleCall, FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         h, = self.get_retained_inputs()
         grad_loss, = grad_outputs
+        if not records_a_graph():
+            return gradients_without_graph((self._gradient_array(grad_loss.array),), indexes)
         if self.reduce == "half_squared_sum":
             # d(0.5 * sum(C ** 2)) / dC = C, scaled by the loss's gradient.
             covariance = DeCov("no").apply((h,))[0]
@@ -79,6 +85,17 @@ class DeCov(OldStyleCall, FunctionNode):
         grad_left, = covariance_grads(h, h, grad_covariance, (0,))
         grad_right, = covariance_grads(h, h, grad_covariance, (1,))
         return grad_left + grad_right,
+
+    def _gradient_array(self, grad_loss: Any) -> Any:
+        """h's gradient on arrays, in Chainer's arithmetic (NOTE [old-style gradients])."""
+        xp = backend.get_array_module(grad_loss)
+        grad_over_count = grad_loss / grad_loss.dtype.type(len(self.h_centered))
+        if self.reduce == "half_squared_sum":
+            grad = 2.0 * self.h_centered.dot(self.covariance)
+            grad *= grad_over_count
+            return grad
+        xp.fill_diagonal(grad_over_count, 0.0)
+        return self.h_centered.dot(grad_over_count + grad_over_count.T)
 
 
 def decov(h: Any, reduce: str = "half_squared_sum") -> variable.Variable:

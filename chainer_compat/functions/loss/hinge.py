@@ -9,7 +9,11 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
 
@@ -60,6 +64,9 @@ class Hinge(OldStyleCall, FunctionNode):
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
         signs = self._label_signs(x.array, t.array)
+        if not records_a_graph():
+            return gradients_without_graph(
+                (self._gradient_array(x.array, signs, gy.array), None), indexes)
         active = utils.force_array(x.array * signs > -1).astype(x.dtype)
         if self.reduce == "mean":
             gy = broadcast_to(gy * (1.0 / len(x)), x.shape)
@@ -69,6 +76,19 @@ class Hinge(OldStyleCall, FunctionNode):
             # d/dx max(0, 1 + s x)**2 = 2 s max(0, 1 + s x), written to be differentiable in x.
             gx = gy * ((x * signs + 1) * (2 * signs * active))
         return tuple([gx if i == 0 else None for i in indexes])
+
+    def _gradient_array(self, x: Any, signs: Any, gy: Any) -> Any:
+        """x's gradient on arrays, in Chainer's arithmetic (NOTE [old-style gradients])."""
+        xp = backend.get_array_module(x)
+        if self.reduce == "mean":
+            gy = gy / len(x)
+        # The margins, their sign restored at each label (+-max(0, 1 -+ x)).
+        signed_margin = xp.maximum(0, 1 + x * signs) * signs
+        if self.norm == "L1":
+            gx = gy * xp.sign(signed_margin)
+        else:
+            gx = 2 * gy * signed_margin
+        return utils.force_array(gx, x.dtype)
 
 
 def hinge(x: Any, t: Any, norm: str = "L1", reduce: str = "mean") -> variable.Variable:

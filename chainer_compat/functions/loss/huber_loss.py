@@ -46,21 +46,21 @@ class HuberLoss(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.reshape import reshape
+        from chainer_compat.functions.array.expand_dims import expand_dims
+        from chainer_compat.functions.math.clip import clip
 
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
-        diff = x - t
-        xp = backend.get_array_module(diff.array)
-        dtype = diff.dtype
-        inside = utils.force_array(abs(diff.array) <= self.delta).astype(dtype)
-        # d/d(diff) is diff inside the quadratic zone, delta * sign(diff) outside it.
-        outside_slope = utils.force_array(
-            (1 - inside) * (dtype.type(self.delta) * xp.sign(diff.array)), dtype)
+        # d/d(x - t) is x - t inside the quadratic zone and +-delta beyond it: the clipped
+        # difference.
+        slope = clip(x - t, -self.delta, self.delta)
         if self.reduce == "sum_along_second_axis":
-            gy = broadcast_to(reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:]), diff.shape)
-        gx = gy * (diff * inside + outside_slope)
-        return tuple([gx if i == 0 else -gx for i in indexes])
+            gy = expand_dims(gy, 1)
+        gx = broadcast_to(gy, slope.shape) * slope
+        # compat: t's gradient is negated even when it is not wanted, as in Chainer, so that
+        # a hook sees the same nodes.
+        all_grads = (gx, -gx)
+        return tuple(all_grads[index] for index in indexes)
 
 
 def huber_loss(x: Any, t: Any, delta: float,

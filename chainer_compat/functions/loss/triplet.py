@@ -49,20 +49,20 @@ class Triplet(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.reshape import reshape
 
         anchor, positive, negative = self.get_retained_inputs()
         gy, = grad_outputs
-        count = len(anchor)
-        # The loss has one entry per fiber along axis 1, shape (N, *shape[2:]); reinserting
-        # that axis as length 1 lets each entry's factor broadcast over its own fiber.
-        loss_shape = self.dist_hinge.shape
-        fiber_shape = loss_shape[:1] + (1,) + loss_shape[1:]
-        active = utils.force_array(self.dist_hinge > 0).astype(anchor.dtype)
+        xp = backend.get_array_module(anchor.array)
+        # The loss has one entry per fiber along axis 1, shape (N, *shape[2:]): each entry's
+        # hinge is repeated over its fiber.
+        active = xp.repeat(self.dist_hinge[:, None], anchor.shape[1], axis=1) > 0
+        active = utils.force_array(active).astype(anchor.dtype)
         if self.reduce == "mean":
-            gy = broadcast_to(gy * (1.0 / count), loss_shape)
-        scale = broadcast_to(reshape(gy, fiber_shape) * (2 * active.reshape(fiber_shape)),
-                             anchor.shape)
+            gy = gy / len(anchor)
+        else:
+            gy = gy[:, None]
+        scale = 2 * broadcast_to(gy, anchor.shape) * active
+        # compat: Chainer's order of operands, so that the gradients round as Chainer's.
         grads = []
         for i in indexes:
             if i == 0:

@@ -47,9 +47,11 @@ def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = "sum") -> varia
         ValueError: On an invalid ``reduce``.
     """
     check_reduce(reduce, _REDUCTIONS, "gaussian_kl_divergence")
-    mean = variable.as_variable(mean)
-    ln_var = variable.as_variable(ln_var)
-    loss = (mean * mean + exp(ln_var) - ln_var - 1) * 0.5
+    # compat: exp first, then the square, as Chainer applies them; an array mean is squared
+    # as an array, without a node, as in Chainer.
+    variance = exp(ln_var)
+    mean_square = mean * mean
+    loss = (mean_square + variance - ln_var - 1) * 0.5
     return _reduce(loss, reduce)
 
 
@@ -91,8 +93,10 @@ def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = "sum") -> variabl
         ValueError: On an invalid ``reduce``.
     """
     check_reduce(reduce, _REDUCTIONS, "gaussian_nll")
-    ln_var = variable.as_variable(ln_var)
-    x_diff = variable.as_variable(x) - mean
-    x_power = (x_diff * x_diff) * exp(-ln_var) * -0.5
+    # compat: Chainer's order (the precision first) and its operands: arrays are combined
+    # as arrays, without nodes.
+    precision = exp(-ln_var)
+    x_diff = x - mean
+    x_power = (x_diff * x_diff) * precision * -0.5
     loss = (ln_var + math.log(2 * math.pi)) / 2 - x_power
     return _reduce(loss, reduce)

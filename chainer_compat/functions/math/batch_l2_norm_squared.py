@@ -31,10 +31,27 @@ class BatchL2NormSquared(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        gy, = grad_outputs
-        # One output per sample: spread each sample's gradient over its elements.
-        per_sample = reshape(gy, (len(gy),) + (1,) * (x.ndim - 1))
-        return 2.0 * x * broadcast_to(per_sample, x.shape),
+        return BatchL2NormSquaredGrad().apply((x, grad_outputs[0]))
+
+
+class BatchL2NormSquaredGrad(FunctionNode):
+    """From ``(x, gy)``: ``2 x gy``, each sample's ``gy`` spread over its elements; the
+    gradient of :class:`BatchL2NormSquared`."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        return utils.force_array(2 * x * gy.reshape((len(gy),) + (1,) * (x.ndim - 1))),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        from chainer_compat.functions.math.sum import sum as _sum
+
+        x, gy = self.get_retained_inputs()
+        per_sample = broadcast_to(reshape(gy, (len(gy),) + (1,) * (x.ndim - 1)), x.shape)
+        twice_ggx = 2 * grad_outputs[0]
+        grads = (twice_ggx * per_sample,
+                 _sum(twice_ggx * x, axis=tuple(range(1, x.ndim))))
+        return tuple(grads[index] for index in indexes)
 
 
 def batch_l2_norm_squared(x: Any) -> variable.Variable:

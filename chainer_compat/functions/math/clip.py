@@ -46,15 +46,35 @@ class Clip(FunctionNode):
         return utils.force_array(y, x.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        x = self.get_retained_inputs()[0].array
-        # The bounds themselves pass the gradient through (slope 1), as in Chainer.
+        x, = self.get_retained_inputs()
+        return ClipGrad(x.array, self.x_min, self.x_max).apply(grad_outputs)
+
+
+class ClipGrad(FunctionNode):
+    """The gradient of :class:`Clip`: ``gy`` where ``x`` is within the bounds, else 0.
+
+    The bounds themselves pass the gradient through (slope 1), as in Chainer.
+    """
+
+    def __init__(self, x: Any, x_min: Any, x_max: Any) -> None:
         inside = None
-        if self.x_min is not None:
-            inside = self.x_min <= x
-        if self.x_max is not None:
-            upper = x <= self.x_max
+        if x_min is not None:
+            inside = x_min <= x
+        if x_max is not None:
+            upper = x <= x_max
             inside = upper if inside is None else inside & upper
-        return grad_outputs[0] * inside,
+        self.inside = inside
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ("gy",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = inputs
+        return utils.force_array(gy * self.inside, gy.dtype),
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return grad_outputs[0] * self.inside,
 
 
 def clip(x: Any, x_min: Any, x_max: Any) -> variable.Variable:

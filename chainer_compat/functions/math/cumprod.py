@@ -1,9 +1,9 @@
 """``cumprod``: the differentiable cumulative product along an axis.
 
-Layer 5: imports the core, ``get_item``, ``pad``, ``reshape`` and the shared math helpers.
-The gradient is a first-order linear recurrence (see ``_LinearScan``), so it needs no division
-and stays exact when the input has zeros; the recurrence is differentiable itself, which
-gives gradients of any order.
+Layer 5: imports the core, the shared math helpers and the array functions it composes. As in
+Chainer, the gradient is a cumulative product-sum (``Cumprodsum``, a first-order linear
+recurrence) run from the end: no division, so it stays exact where the input has zeros, and
+differentiable again, which gives gradients of any order.
 """
 
 from __future__ import annotations
@@ -12,57 +12,50 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array.get_item import get_item
-from chainer_compat.functions.array.pad import pad
-from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math._common import check_axes, is_int
 from chainer_compat.utils import type_check
 
 
-def _shift(x: Any, axis: int, forward: bool, fill: float) -> Any:
-    """Moves ``x`` one step along ``axis`` (toward the end when ``forward``, else toward the
-    start), filling the freed slot with ``fill``; differentiable."""
-    keep = [slice(None)] * x.ndim
-    widths = [(0, 0)] * x.ndim
-    keep[axis] = slice(None, -1) if forward else slice(1, None)
-    widths[axis] = (1, 0) if forward else (0, 1)
-    return pad(get_item(x, tuple(keep)), widths, "constant", constant_values=fill)
+class Cumprodsum(FunctionNode):
+    """From ``(xmul, xadd)`` along ``axis``: ``y[0] = xadd[0]``,
+    ``y[i] = y[i-1] * xmul[i-1] + xadd[i]`` (``xmul`` has one entry fewer along ``axis``)."""
 
-
-class _LinearScan(FunctionNode):
-    """Solves ``s[j] = b[j] + a[j] * s[j - 1]`` along ``axis`` (``s[j + 1]`` with ``reverse``).
-
-    The recurrence starts at the first element (the last with ``reverse``), whose ``a`` is
-    unused. Inputs ``a`` and ``b`` have one shape.
-    """
-
-    def __init__(self, axis: int, reverse: bool) -> None:
+    def __init__(self, axis: int) -> None:
         self.axis = axis
-        self.reverse = reverse
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        a, b = inputs
         self.retain_inputs((0,))
         self.retain_outputs((0,))
-        xp = backend.get_array_module(a, b)
-        steps = xp.moveaxis(a, self.axis, 0)
-        terms = xp.moveaxis(b, self.axis, 0)
-        result = xp.empty_like(terms)
-        order = range(len(terms) - 1, -1, -1) if self.reverse else range(len(terms))
-        previous = None
-        for j in order:
-            result[j] = terms[j] if previous is None else terms[j] + steps[j] * result[previous]
-            previous = j
-        return xp.ascontiguousarray(xp.moveaxis(result, 0, self.axis)),
+        xmul, xadd = inputs
+        xp = backend.get_array_module(xmul)
+        y = xp.empty_like(xadd)
+        leading = (slice(None),) * self.axis
+        running = xp.zeros_like(xadd[leading + (0,)])
+        for i in range(xadd.shape[self.axis]):
+            running += xadd[leading + (i,)]
+            y[leading + (i,)] = running
+            if i < xmul.shape[self.axis]:
+                running *= xmul[leading + (i,)]
+        return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        a, = self.get_retained_inputs()
-        s, = self.get_retained_outputs()
-        gs, = grad_outputs
-        # The transposed recurrence runs the other way, with a moved by one step.
-        along = not self.reverse
-        t, = _LinearScan(self.axis, along).apply((_shift(a, self.axis, self.reverse, 0.0), gs))
-        return t * _shift(s, self.axis, along, 0.0), t
+        from chainer_compat.functions.array.split_axis import split_axis
+
+        xmul, = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        g_xadd = _flipped_cumprodsum(xmul, grad_outputs[0], self.axis)
+        _, g_xmul = split_axis(g_xadd, (1,), self.axis)
+        y, _ = split_axis(y, (-1,), self.axis)
+        grads = (g_xmul * y, g_xadd)
+        return tuple(grads[index] for index in indexes)
+
+
+def _flipped_cumprodsum(xmul: Any, xadd: Any, axis: int) -> Any:
+    """:class:`Cumprodsum` run from the end of ``axis``."""
+    from chainer_compat.functions.array.flip import flip
+
+    z, = Cumprodsum(axis).apply((flip(xmul, axis), flip(xadd, axis)))
+    return flip(z, axis)
 
 
 class Cumprod(FunctionNode):
@@ -91,21 +84,30 @@ class Cumprod(FunctionNode):
         return xp.cumprod(x, axis=self.axis),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.concat import concat
+        from chainer_compat.functions.array.flatten import flatten
+        from chainer_compat.functions.array.reshape import reshape
+        from chainer_compat.functions.array.split_axis import split_axis
+
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
         gy, = grad_outputs
+        xp = backend.get_array_module(x.array)
+        shape = x.shape if self.axis is None else None
         if self.axis is None:
-            x = reshape(x, (-1,))
-        axis = 0 if self.axis is None else self.axis % x.ndim
-        if x.shape[axis] == 0:
+            x = flatten(x)
+        axis = 0 if self.axis is None else self.axis % y.ndim
+        if y.shape[axis] <= 1:
             gx = gy
         else:
-            # dy[i]/dx[j] = y[j - 1] * x[j + 1] * ... * x[i] for i >= j: sum those against gy
-            # from the end, then scale by y[j - 1] (one before the start).
-            tail, = _LinearScan(axis, True).apply((_shift(x, axis, False, 0.0), gy))
-            gx = tail * _shift(y, axis, True, 1.0)
-        if self.axis is None:
-            gx = reshape(gx, self.inputs[0].shape)
+            # dy[i]/dx[j] = y[j-1] * x[j+1] * ... * x[i] for i >= j: gy summed from the end
+            # with the later factors, then scaled by y one step before (1 at the start).
+            _, later = split_axis(x, (1,), axis)
+            gx = _flipped_cumprodsum(later, gy, axis)
+            y, y_last = split_axis(y, (-1,), axis)
+            gx = gx * concat([xp.ones_like(y_last.array), y], axis=axis)
+        if shape is not None:
+            gx = reshape(gx, shape)
         return gx,
 
 

@@ -1,6 +1,6 @@
 """``cumsum``: the differentiable cumulative sum along an axis.
 
-Layer 5: imports the core, the shared math helpers and reshape.
+Layer 5: imports the core, the shared math helpers, flip and reshape.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.flip import flip
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math._common import check_axes, is_int
 from chainer_compat.utils import type_check
@@ -20,9 +21,6 @@ class Cumsum(FunctionNode):
     Raises:
         TypeError: If ``axis`` is not None or an int.
     """
-
-    # Private: sum from the end instead (the gradient of a cumulative sum).
-    _reverse = False
 
     def __init__(self, axis: Any = None) -> None:
         if axis is not None and not is_int(axis):
@@ -41,17 +39,14 @@ class Cumsum(FunctionNode):
         xp = backend.get_array_module(x)
         if self.axis is None:
             x = x.reshape(-1)
-        axis = 0 if self.axis is None else self.axis
-        if not self._reverse:
-            return utils.force_array(xp.cumsum(x, axis=axis), x.dtype),
-        flipped = xp.flip(x, axis)
-        return utils.force_array(xp.flip(xp.cumsum(flipped, axis=axis), axis), x.dtype),
+        return utils.force_array(xp.cumsum(x, axis=0 if self.axis is None else self.axis),
+                                 x.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         gy, = grad_outputs
-        node = Cumsum(0 if self.axis is None else self.axis)
-        node._reverse = not self._reverse
-        gx, = node.apply((gy,))
+        axis = 0 if self.axis is None else self.axis
+        # The cumulative sum from the end, as Chainer writes it: flipped, summed, flipped back.
+        gx = flip(cumsum(flip(gy, axis), axis), axis)
         if self.axis is None:
             gx = reshape(gx, self._in_shape)
         return gx,

@@ -47,8 +47,10 @@ class BatchDet(FunctionNode):
         gy, = grad_outputs
         # Jacobi's formula: d det(A) / dA = det(A) * A^-T.
         inverse_t = batch_inv(transpose(x, (0, 2, 1)))
-        scale = reshape(gy * determinant, (len(x), 1, 1))
-        return broadcast_to(scale, inverse_t.shape) * inverse_t,
+        # compat: gy and the determinant each broadcast, then multiplied, as in Chainer.
+        gy = broadcast_to(gy[:, None, None], inverse_t.shape)
+        determinant = broadcast_to(determinant[:, None, None], inverse_t.shape)
+        return gy * determinant * inverse_t,
 
 
 def batch_det(a: Any) -> variable.Variable:

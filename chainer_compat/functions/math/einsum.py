@@ -3,7 +3,7 @@
 Layer 5: imports the core. The subscripts are parsed once in ``einsum``, where each ``...`` is
 replaced by explicit letters, so the function node only ever sees plain letters. A gradient
 of an einsum is another einsum whose output may repeat a letter (a diagonal) or carry a letter
-no input has (a broadcast); ``EinSum`` handles both, which gives gradients of any order.
+no input has (a broadcast): a ``DiagEinSum``, whose gradients are ``DiagEinSum`` too.
 """
 
 from __future__ import annotations
@@ -31,19 +31,25 @@ def _contract(xp: Any, subscripts: list[str], out_subscript: str, inputs: tuple[
     """
     unique = list(dict.fromkeys(out_subscript))
     present = set("".join(subscripts))
-    direct = "".join(c for c in unique if c in present)
     options = {"optimize": True} if len(inputs) >= 3 else {}
-    result = xp.einsum(",".join(subscripts) + "->" + direct, *inputs, **options)
-    if len(inputs) == 1:
+
+    def contract(direct: str) -> Any:
+        result = xp.einsum(",".join(subscripts) + "->" + direct, *inputs, **options)
         # A one-operand einsum may return a (read-only) view of its input.
-        result = xp.array(result)
-    if direct == out_subscript:
-        return utils.force_array(result, dtype)
+        return xp.array(result) if len(inputs) == 1 else result
+
+    if len(unique) == len(out_subscript) and present.issuperset(unique):
+        return utils.force_array(contract(out_subscript), dtype)
+    # compat: the letters in alphabetical order, as Chainer contracts them here.
+    letters = sorted(unique)
+    direct = "".join(c for c in letters if c in present)
+    result = contract(direct)
     sizes = dict(zip(direct, result.shape))
     if out_shape is not None:
         sizes.update(zip(out_subscript, out_shape))
-    expanded = result.reshape(tuple(sizes[c] if c in present else 1 for c in unique))
-    full = xp.broadcast_to(expanded, tuple(sizes[c] for c in unique))
+    expanded = result.reshape(tuple(sizes[c] if c in present else 1 for c in letters))
+    full = xp.broadcast_to(expanded, tuple(sizes[c] for c in letters))
+    full = full.transpose(tuple(letters.index(c) for c in unique))
     if len(unique) == len(out_subscript):
         return xp.ascontiguousarray(full, dtype=dtype)
     # Repeated letters: write into the diagonal selected by one index grid per letter.
@@ -56,15 +62,15 @@ def _contract(xp: Any, subscripts: list[str], out_subscript: str, inputs: tuple[
 class EinSum(FunctionNode):
     """Einstein summation ``in_subs -> out_sub`` of float inputs (letters only, no ``...``).
 
-    ``in_subs`` holds one subscript per input, separated by commas. ``out_shape`` gives the
-    lengths of output letters that no input has (only the gradients need them).
+    ``in_subs`` holds one subscript per input, separated by commas. Use :func:`einsum`.
     """
 
-    def __init__(self, in_subs: str, out_sub: str,
-                 out_shape: tuple[int, ...] | None = None) -> None:
+    # Only a DiagEinSum has one: the lengths of output letters that no input has.
+    out_shape: tuple[int, ...] | None = None
+
+    def __init__(self, in_subs: str, out_sub: str) -> None:
         self.in_subs = in_subs
         self.out_sub = out_sub
-        self.out_shape = out_shape
 
     def check_type_forward(self, in_types: Any) -> None:
         for i, in_type in enumerate(in_types):
@@ -97,9 +103,18 @@ class EinSum(FunctionNode):
             # The gradient of input i contracts the output gradient with the other inputs.
             grad_subs = ",".join(self.out_sub if j == i else s for j, s in enumerate(subscripts))
             operands = tuple(gy if j == i else x for j, x in enumerate(inputs))
-            gx, = EinSum(grad_subs, subscripts[i], inputs[i].shape).apply(operands)
+            gx, = DiagEinSum(grad_subs, subscripts[i], inputs[i].shape).apply(operands)
             grads.append(gx)
         return tuple(grads)
+
+
+class DiagEinSum(EinSum):
+    """An :class:`EinSum` whose output may repeat a letter or have one no input has: the
+    gradient of an einsum. ``out_shape`` is the output's shape."""
+
+    def __init__(self, in_subs: str, out_sub: str, out_shape: tuple[int, ...]) -> None:
+        super().__init__(in_subs, out_sub)
+        self.out_shape = out_shape
 
 
 def _sublist_letters(sublist: Any) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.functions.math._special import SpecialUnary
 from chainer_compat.functions.math.exponential import exp
-from chainer_compat.functions.math.square import square
 
 # d/dx erf(x) = 2 / sqrt(pi) * exp(-x ** 2).
 _SLOPE = 2.0 / math.sqrt(math.pi)
@@ -25,7 +24,8 @@ class Erf(SpecialUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return _SLOPE * exp(-square(x)) * grad_outputs[0],
+        # compat: x ** 2 is Chainer's node ('_ ** 2'), with square's values.
+        return _SLOPE * exp(-x ** 2) * grad_outputs[0],
 
 
 def erf(x: Any) -> variable.Variable:

@@ -11,7 +11,6 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.functions.math._special import SpecialUnary
 from chainer_compat.functions.math.exponential import exp
-from chainer_compat.functions.math.square import square
 
 # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2).
 _SLOPE = math.sqrt(math.pi) / 2.0
@@ -26,7 +25,8 @@ class ErfInv(SpecialUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return _SLOPE * exp(square(y)) * grad_outputs[0],
+        # compat: y ** 2 is Chainer's node ('_ ** 2'), with square's values.
+        return _SLOPE * exp(y ** 2) * grad_outputs[0],
 
 
 def erfinv(x: Any) -> variable.Variable:

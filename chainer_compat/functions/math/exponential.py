@@ -55,7 +55,8 @@ class _Logarithm(FloatUnary):
         x, = self.get_retained_inputs()
         if self._scale == 1.0:
             return grad_outputs[0] / x,
-        return grad_outputs[0] * (self._scale / x),
+        # compat: divided by x, then scaled, as Chainer rounds it.
+        return grad_outputs[0] / x * self._scale,
 
 
 class Log(_Logarithm):

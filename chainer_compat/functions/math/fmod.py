@@ -9,6 +9,7 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math.fix import fix
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
 
@@ -38,15 +39,10 @@ class Fmod(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, divisor = self.get_retained_inputs()
         gy, = grad_outputs
-        grads = []
-        if 0 in indexes:
-            grads.append(sum_to(gy, x.shape))
-        if 1 in indexes:
-            # The quotient is piecewise constant: a constant, not part of the graph.
-            xp = backend.get_array_module(x.array)
-            quotient = utils.force_array(xp.trunc(x.array / divisor.array), x.dtype)
-            grads.append(sum_to(-(gy * quotient), divisor.shape))
-        return tuple(grads)
+        # compat: as Chainer, the divisor's gradient is computed even when unwanted. fix()
+        # returns the truncated quotient without a node: it is piecewise constant.
+        all_grads = (sum_to(gy, x.shape), sum_to(-fix(x / divisor) * gy, divisor.shape))
+        return tuple(all_grads[index] for index in indexes)
 
 
 def fmod(x: Any, divisor: Any) -> variable.Variable:

@@ -11,6 +11,7 @@ import numpy
 
 from chainer_compat import backend, configuration, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.utils import type_check
 
@@ -67,6 +68,13 @@ class Inv(_InverseBase):
     """Inverse of one square matrix ``(n, n)``."""
 
     _ndim = 2
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        inverse, = self.get_retained_outputs()
+        # compat: the transposed inverse as a node, then two products, as Chainer's Inv
+        # computes -A^-T gY A^-T (BatchInv transposes inside its products).
+        inverse_t = transpose(inverse)
+        return matmul(matmul(-inverse_t, grad_outputs[0]), inverse_t),
 
 
 class BatchInv(_InverseBase):

@@ -13,7 +13,7 @@ from chainer_compat.functions.math._special import SpecialUnary
 from chainer_compat.functions.math.erfcx import erfcx
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_SQRT_2 = math.sqrt(2.0)
 
 
 class LogNdtr(SpecialUnary):
@@ -25,7 +25,8 @@ class LogNdtr(SpecialUnary):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
         # density / ndtr written with erfcx, so it stays finite where ndtr underflows.
-        return _SQRT_2_OVER_PI / erfcx(-_INV_SQRT_2 * x) * grad_outputs[0],
+        # compat: -x / sqrt(2) as Chainer's two nodes (negation, then the scale).
+        return _SQRT_2_OVER_PI / erfcx(-x / _SQRT_2) * grad_outputs[0],
 
 
 def log_ndtr(x: Any) -> variable.Variable:

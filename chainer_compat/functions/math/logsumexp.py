@@ -10,8 +10,8 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
-from chainer_compat.functions.array.reshape import reshape
-from chainer_compat.functions.math._common import check_axes, keepdims_shape, normalize_axis
+from chainer_compat.functions.array.expand_dims import expand_dims
+from chainer_compat.functions.math._common import check_axes, normalize_axis
 from chainer_compat.functions.math.exponential import exp
 from chainer_compat.utils import type_check
 
@@ -45,9 +45,15 @@ class LogSumExp(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
-        shape = keepdims_shape(x.shape, self.axis)
-        gy = broadcast_to(reshape(grad_outputs[0], shape), x.shape)
-        y = broadcast_to(reshape(y, shape), x.shape)
+        gy, = grad_outputs
+        if self.axis is not None:
+            # compat: one ExpandDims per reduced axis, gy's and y's in turn, as Chainer applies
+            # them (one Reshape each would do).
+            for axis in sorted(axis % x.ndim for axis in self.axis):
+                gy = expand_dims(gy, axis)
+                y = expand_dims(y, axis)
+        gy = broadcast_to(gy, x.shape)
+        y = broadcast_to(y, x.shape)
         # The softmax of x over the axes, times the output gradient.
         return gy * exp(x - y),
 

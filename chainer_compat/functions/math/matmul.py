@@ -95,30 +95,51 @@ class MatMul(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         a, b = self.get_retained_inputs()
         gy, = grad_outputs
-        # Promote vectors to matrices as matmul does; gy then becomes the gradient of the
-        # product of matrix stacks, possibly transposed (gy_transposed).
-        a_vector = a.ndim == 1
-        b_vector = b.ndim == 1
-        a_matrix = reshape(a, (1,) + a.shape) if a_vector else a
-        b_matrix = reshape(b, b.shape + (1,)) if b_vector else b
-        transa = self.transa and not a_vector
-        transb = self.transb and not b_vector
-        if a_vector and b_vector:
-            gy = reshape(gy, (1, 1))
-        elif a_vector:
-            gy = reshape(gy, gy.shape[:-1] + (1, gy.shape[-1]))
-        elif b_vector:
-            gy = reshape(gy, gy.shape + (1,))
-        gy_transposed = self.transc and not (a_vector or b_vector)
+        if a.ndim == 1 or b.ndim == 1:
+            return self._vector_gradients(indexes, a, b, gy)
         grads = []
         if 0 in indexes:
             # d op(a) = gP @ op(b).T, where gP = op_c(gy); transposed back when transa.
-            ga, = MatMul(gy_transposed, not transb, transa, a.dtype).apply((gy, b_matrix))
-            grads.append(reshape(sum_to(ga, a_matrix.shape), a.shape))
+            ga, = MatMul(self.transc, not self.transb, self.transa, a.dtype).apply((gy, b))
+            grads.append(sum_to(ga, a.shape))
         if 1 in indexes:
             # d op(b) = op(a).T @ gP; transposed back when transb.
-            gb, = MatMul(not transa, gy_transposed, transb, b.dtype).apply((a_matrix, gy))
-            grads.append(reshape(sum_to(gb, b_matrix.shape), b.shape))
+            gb, = MatMul(not self.transa, self.transc, self.transb, b.dtype).apply((a, gy))
+            grads.append(sum_to(gb, b.shape))
+        return tuple(grads)
+
+    def _vector_gradients(self, indexes: tuple[int, ...], a: Any, b: Any,
+                          gy: Any) -> tuple[Any, ...]:
+        """The gradients when ``a`` or ``b`` is a vector, through Chainer's nodes: an outer
+        product (broadcast) for the matrix's partner of a vector, a tensordot with the
+        matrix for the vector."""
+        from chainer_compat.functions.array.cast import cast
+        from chainer_compat.functions.array.expand_dims import expand_dims
+        from chainer_compat.functions.array.rollaxis import rollaxis
+        from chainer_compat.functions.math.tensordot import tensordot
+
+        def outer(left: Any, right: Any, target: Any, swap: bool) -> Any:
+            # The product left x right, as a broadcast product when target is a matrix.
+            if target.ndim != 1:
+                if swap:
+                    left, right = right, left
+                left = expand_dims(left, -1)
+                right = expand_dims(right, -2) if right.ndim > 1 else right
+            return cast(left * right, target.dtype)
+
+        grads = []
+        if 0 in indexes:
+            if b.ndim == 1:
+                grads.append(outer(cast(gy, b.dtype), b, a, self.transa))
+            else:
+                matrix = rollaxis(b, -1 if self.transb else -2)
+                grads.append(cast(tensordot(matrix, gy, axes=gy.ndim), a.dtype))
+        if 1 in indexes:
+            if a.ndim == 1:
+                grads.append(outer(a, cast(gy, a.dtype), b, self.transb))
+            else:
+                matrix = rollaxis(a, -2 if self.transa else -1)
+                grads.append(cast(tensordot(matrix, gy, axes=gy.ndim), b.dtype))
         return tuple(grads)
 
 

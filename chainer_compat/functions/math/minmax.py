@@ -12,7 +12,7 @@ import numpy
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
-from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.reshape import Reshape
 from chainer_compat.functions.math._common import (
     AxisReduction,
     check_axes,
@@ -44,10 +44,13 @@ class SelectorBase(AxisReduction):
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
         shape = keepdims_shape(x.shape, self.axis)
+        # compat: gy and y each pass a Reshape node, even to their own shape (keepdims), as
+        # in Chainer, whose backward reshapes to a list, which never equals a shape tuple.
+        gy, = Reshape(shape).apply(grad_outputs)
+        y, = Reshape(shape).apply((y,))
         # Ties share the gradient in full, each picked element getting all of it (as Chainer).
-        selected = x.array == y.array.reshape(shape)
-        gy = broadcast_to(reshape(grad_outputs[0], shape), x.shape)
-        return gy * selected,
+        selected = x.array == y.array
+        return broadcast_to(gy, x.shape) * selected,
 
 
 class Max(SelectorBase):

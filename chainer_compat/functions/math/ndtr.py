@@ -11,7 +11,6 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.functions.math._special import SpecialUnary
 from chainer_compat.functions.math.exponential import exp
-from chainer_compat.functions.math.square import square
 
 # The standard normal density at x is _DENSITY * exp(-x ** 2 / 2).
 _DENSITY = 1.0 / math.sqrt(2.0 * math.pi)
@@ -25,7 +24,8 @@ class Ndtr(SpecialUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return _DENSITY * exp(-0.5 * square(x)) * grad_outputs[0],
+        # compat: x ** 2 is Chainer's node ('_ ** 2'), with square's values.
+        return _DENSITY * exp(-0.5 * x ** 2) * grad_outputs[0],
 
 
 def ndtr(x: Any) -> variable.Variable:

@@ -11,7 +11,6 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.functions.math._special import SpecialUnary
 from chainer_compat.functions.math.exponential import exp
-from chainer_compat.functions.math.square import square
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
@@ -26,7 +25,8 @@ class Ndtri(SpecialUnary):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
         # The reciprocal of the normal density at y.
-        return _SQRT_2PI * exp(0.5 * square(y)) * grad_outputs[0],
+        # compat: y ** 2 is Chainer's node ('_ ** 2'), with square's values.
+        return _SQRT_2PI * exp(0.5 * y ** 2) * grad_outputs[0],
 
 
 def ndtri(x: Any) -> variable.Variable:

@@ -39,8 +39,8 @@ class PolyGamma(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         n, x = self.get_retained_inputs()
-        # A 0-d order plus one is a NumPy scalar; apply() takes arrays only.
-        gx = polygamma(utils.force_array(n.array + 1), x) * grad_outputs[0]
+        # compat: n + 1 is a node ('_ + 1') on the integer n, as in Chainer.
+        gx = polygamma(n + 1, x) * grad_outputs[0]
         # n may broadcast x to a larger output.
         return None, sum_to(gx, x.shape)
 

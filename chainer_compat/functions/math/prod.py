@@ -3,9 +3,9 @@
 Layer 5: imports the core, the shared math helpers and the array functions it composes.
 NOTE [exclusive products]: the gradient of a product with respect to one factor is the product
 of all the other factors. Dividing the output by the factor fails at zeros, so backward builds
-the products of the factors before and after each position with two linear recurrences
-(``_LinearRecurrence``) whose own gradients are linear recurrences again: every order of
-gradient exists and stays exact.
+the products of the factors before and after each position as cumulative products (as Chainer
+does), whose own gradients are again cumulative: every order of gradient exists and stays
+exact.
 """
 
 from __future__ import annotations
@@ -15,13 +15,10 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, utils, variable
-from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math._common import (
     AxisReduction,
-    keepdims_shape,
     reduced_axes,
 )
 
@@ -40,73 +37,38 @@ class Prod(AxisReduction):
         return utils.force_array(x.prod(axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        from chainer_compat.functions.array.concat import concat
+        from chainer_compat.functions.array.expand_dims import expand_dims
+        from chainer_compat.functions.array.flip import flip
+        from chainer_compat.functions.array.split_axis import split_axis
+        from chainer_compat.functions.math.cumprod import cumprod
+
         x, = self.get_retained_inputs()
-        gy = reshape(grad_outputs[0], keepdims_shape(x.shape, self.axis))
-        return _product_of_others(x, reduced_axes(x.ndim, self.axis)) * broadcast_to(gy, x.shape),
+        gy, = grad_outputs
+        axes = reduced_axes(x.ndim, self.axis)
+        if not self.keepdims:
+            for axis in sorted(axes):
+                gy = expand_dims(gy, axis)
+        kept = tuple(a for a in range(x.ndim) if a not in axes)
+        count = utils.size_of_shape(tuple(x.shape[a] for a in axes))
+        # NOTE [exclusive products], through Chainer's nodes: the reduced axes moved first and
+        # flattened, then the products before and after each position, as cumulative
+        # products shifted by one.
+        order = axes + kept
+        moved = transpose(x, order)
+        moved_shape = moved.shape
+        kept_shape = moved_shape[len(axes):]
+        rows = reshape(moved, (count,) + kept_shape)
+        xp = backend.get_array_module(x.array)
 
+        def shifted_cumprod(a: Any) -> Any:
+            ones = xp.ones((1,) + kept_shape, a.dtype)
+            shifted, _ = split_axis(concat([ones, a], 0), (-1,), 0)
+            return cumprod(shifted, 0)
 
-def _product_of_others(x: variable.Variable, axes: tuple[int, ...]) -> variable.Variable:
-    """For each element, the product of the other elements of its reduction (see NOTE)."""
-    kept = tuple(a for a in range(x.ndim) if a not in axes)
-    order = axes + kept
-    moved = x if order == tuple(range(x.ndim)) else transpose(x, order)
-    moved_shape = moved.shape
-    kept_shape = tuple(x.shape[a] for a in kept)
-    count = utils.size_of_shape(tuple(x.shape[a] for a in axes))
-    if count == 0:
-        return x  # empty: there is nothing to fill in
-    rows = reshape(moved, (count,) + kept_shape)
-    xp = backend.get_array_module(x.array)
-    first = xp.zeros((count,) + kept_shape, x.dtype)
-    first[0] = 1
-    last = xp.zeros((count,) + kept_shape, x.dtype)
-    last[-1] = 1
-    before, = _LinearRecurrence(False).apply((rows[:-1], first))
-    after, = _LinearRecurrence(True).apply((rows[1:], last))
-    others = reshape(before * after, moved_shape)
-    if order == tuple(range(x.ndim)):
-        return others
-    return transpose(others, tuple(numpy.argsort(order)))
-
-
-class _LinearRecurrence(FunctionNode):
-    """Runs ``y[i] = m[i-1] * y[i-1] + a[i]`` along axis 0 (``y[0] = a[0]``).
-
-    With ``reverse`` it runs from the end instead: ``y[i] = m[i] * y[i+1] + a[i]``. The
-    multipliers ``m`` have one row fewer than ``a``. The gradient with respect to ``a`` is the
-    recurrence in the other direction with the same ``m``.
-    """
-
-    def __init__(self, reverse: bool) -> None:
-        self.reverse = reverse
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0,))
-        self.retain_outputs((0,))
-        multipliers, addends = inputs
-        y = addends.copy()
-        count = y.shape[0]
-        if self.reverse:
-            for i in range(count - 2, -1, -1):
-                y[i] += multipliers[i] * y[i + 1]
-        else:
-            for i in range(1, count):
-                y[i] += multipliers[i - 1] * y[i - 1]
-        return y,
-
-    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        multipliers, = self.get_retained_inputs()
-        y, = self.get_retained_outputs()
-        g_addends, = _LinearRecurrence(not self.reverse).apply((multipliers, grad_outputs[0]))
-        grads: list[Any] = []
-        if 0 in indexes:
-            if self.reverse:
-                grads.append(g_addends[:-1] * y[1:])
-            else:
-                grads.append(g_addends[1:] * y[:-1])
-        if 1 in indexes:
-            grads.append(g_addends)
-        return tuple(grads)
+        others = shifted_cumprod(rows) * flip(shifted_cumprod(flip(rows, 0)), 0)
+        others = transpose(reshape(others, moved_shape), tuple(numpy.argsort(order)))
+        return others * gy,
 
 
 def prod(x: Any, axis: Any = None, keepdims: bool = False) -> variable.Variable:

@@ -1,8 +1,9 @@
 """Differentiable trigonometric functions: ``sin``, ``cos``, ``tan``, ``arcsin``, ``arccos``,
 ``arctan`` and ``arctan2``.
 
-Layer 5: imports the core, sum_to and the shared math helpers. Each backward is written with
-these same functions, so gradients of any order exist.
+Layer 5: imports the core, sum_to and the shared math helpers. As in Chainer, sin, cos and the
+inverse functions apply one gradient node each (``SinGrad``, ...), whose own backward is again
+written with these functions, so gradients of any order exist.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math._common import FloatUnary
-from chainer_compat.functions.math.sqrt import rsqrt
 from chainer_compat.functions.math.square import square
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
@@ -35,7 +35,7 @@ class Sin(_ElementwiseUfunc):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return grad_outputs[0] * cos(x),
+        return SinGrad().apply((x, grad_outputs[0]))
 
 
 class Cos(_ElementwiseUfunc):
@@ -45,7 +45,55 @@ class Cos(_ElementwiseUfunc):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return -(grad_outputs[0] * sin(x)),
+        return CosGrad().apply((x, grad_outputs[0]))
+
+
+class _ElementwiseGrad(FunctionNode):
+    """From ``(x, gy)``: ``gy`` times the derivative of an elementwise function at ``x``,
+    computed as Chainer's node for it does; ``_derivative`` gives that factor."""
+
+    def _derivative(self, x: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement _derivative(x)")
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gy = inputs
+        gx = utils.force_array(self._derivative(x))
+        gx *= gy
+        return gx,
+
+
+class SinGrad(_ElementwiseGrad):
+    """``cos(x) * gy``: the gradient of :class:`Sin`."""
+
+    def _derivative(self, x: Any) -> Any:
+        return backend.get_array_module(x).cos(x)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        grads = []
+        if 0 in indexes:
+            grads.append(-sin(x) * gy * grad_outputs[0])
+        if 1 in indexes:
+            grads.append(cos(x) * grad_outputs[0])
+        return tuple(grads)
+
+
+class CosGrad(_ElementwiseGrad):
+    """``-sin(x) * gy``: the gradient of :class:`Cos`."""
+
+    def _derivative(self, x: Any) -> Any:
+        derivative = utils.force_array(backend.get_array_module(x).sin(x))
+        return -derivative
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        grads = []
+        if 0 in indexes:
+            grads.append(-cos(x) * gy * grad_outputs[0])
+        if 1 in indexes:
+            grads.append(-sin(x) * grad_outputs[0])
+        return tuple(grads)
 
 
 class Tan(_ElementwiseUfunc):
@@ -65,7 +113,28 @@ class Arcsin(_ElementwiseUfunc):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return grad_outputs[0] * rsqrt(1.0 - square(x)),
+        return ArcsinGrad().apply((x, grad_outputs[0]))
+
+
+class ArcsinGrad(_ElementwiseGrad):
+    """``gy / sqrt(1 - x**2)``: the gradient of :class:`Arcsin`."""
+
+    def _derivative(self, x: Any) -> Any:
+        xp = backend.get_array_module(x)
+        derivative = utils.force_array(xp.square(x))
+        xp.negative(derivative, out=derivative)
+        derivative += 1
+        xp.sqrt(derivative, out=derivative)
+        return xp.reciprocal(derivative, out=derivative)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        grads = []
+        if 0 in indexes:
+            grads.append(grad_outputs[0] * gy * x / ((1 - x ** 2) ** 1.5))
+        if 1 in indexes:
+            grads.append(ArcsinGrad().apply((x, grad_outputs[0]))[0])
+        return tuple(grads)
 
 
 class Arccos(_ElementwiseUfunc):
@@ -75,7 +144,24 @@ class Arccos(_ElementwiseUfunc):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return -(grad_outputs[0] * rsqrt(1.0 - square(x))),
+        return ArccosGrad().apply((x, grad_outputs[0]))
+
+
+class ArccosGrad(ArcsinGrad):
+    """``-gy / sqrt(1 - x**2)``: the gradient of :class:`Arccos`."""
+
+    def _derivative(self, x: Any) -> Any:
+        derivative = super()._derivative(x)
+        return backend.get_array_module(x).negative(derivative, out=derivative)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        grads = []
+        if 0 in indexes:
+            grads.append(-grad_outputs[0] * (gy * x) / ((1 - x ** 2) ** 1.5))
+        if 1 in indexes:
+            grads.append(ArccosGrad().apply((x, grad_outputs[0]))[0])
+        return tuple(grads)
 
 
 class Arctan(_ElementwiseUfunc):
@@ -85,7 +171,28 @@ class Arctan(_ElementwiseUfunc):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return grad_outputs[0] / (square(x) + 1.0),
+        return ArctanGrad().apply((x, grad_outputs[0]))
+
+
+class ArctanGrad(_ElementwiseGrad):
+    """``gy / (1 + x**2)``: the gradient of :class:`Arctan`."""
+
+    def _derivative(self, x: Any) -> Any:
+        xp = backend.get_array_module(x)
+        derivative = utils.force_array(xp.square(x))
+        derivative += 1
+        return xp.reciprocal(derivative, out=derivative)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x, gy = self.get_retained_inputs()
+        x_squared = square(x)
+        grads = []
+        if 0 in indexes:
+            grads.append(-2 * gy * x * grad_outputs[0]
+                         / (square(x_squared) + 2 * x_squared + 1))
+        if 1 in indexes:
+            grads.append(grad_outputs[0] / (x_squared + 1))
+        return tuple(grads)
 
 
 class Arctan2(FunctionNode):
@@ -108,13 +215,57 @@ class Arctan2(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x1, x2 = self.get_retained_inputs()
-        scaled = grad_outputs[0] / (square(x1) + square(x2))
+        grads = Arctan2Grad().apply((x1, x2, grad_outputs[0]))
+        return tuple(grads[index] for index in indexes)
+
+
+class Arctan2Grad(FunctionNode):
+    """From ``(x1, x2, gy)``: the gradients of :class:`Arctan2` for ``x1`` and ``x2``.
+
+    Compat: summed to each input's shape, so broadcast inputs work (Chainer's fail here).
+    """
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x1, x2, gy = inputs
+        squared_norm = x1 ** 2 + x2 ** 2
+        gx1 = utils.force_array(x2 / squared_norm * gy)
+        gx2 = utils.force_array(-x1 / squared_norm * gy)
+        return (utils.force_array(utils.sum_to(gx1, x1.shape)),
+                utils.force_array(utils.sum_to(gx2, x2.shape)))
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        x1, x2, gy = self.get_retained_inputs()
+        ggx1, ggx2 = grad_outputs
+        x1_squared = x1 ** 2
+        x2_squared = x2 ** 2
+        squared_norm = x1_squared + x2_squared
+        # A gradient that is not differentiated again (None) contributes nothing.
         grads = []
         if 0 in indexes:
-            grads.append(sum_to(scaled * x2, x1.shape))
+            terms = [] if ggx1 is None else [-ggx1 * 2 * x1 * x2]
+            if ggx2 is not None:
+                terms.append(ggx2 * (x1_squared - x2_squared))
+            grads.append(sum_to(_total(terms) * gy / squared_norm ** 2, x1.shape))
         if 1 in indexes:
-            grads.append(sum_to(-(scaled * x1), x2.shape))
+            terms = [] if ggx1 is None else [ggx1 * (x1_squared - x2_squared)]
+            if ggx2 is not None:
+                terms.append(ggx2 * (2 * x1 * x2))
+            grads.append(sum_to(_total(terms) * gy / squared_norm ** 2, x2.shape))
+        if 2 in indexes:
+            if ggx2 is None:
+                numerator = ggx1 * x2
+            elif ggx1 is None:
+                numerator = -(ggx2 * x1)
+            else:
+                numerator = ggx1 * x2 - ggx2 * x1
+            grads.append(numerator / squared_norm)
         return tuple(grads)
+
+
+def _total(terms: list[Any]) -> Any:
+    """The sum of one or two Variables, in order."""
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
 
 def sin(x: Any) -> variable.Variable:

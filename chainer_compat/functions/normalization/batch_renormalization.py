@@ -1,8 +1,9 @@
 """``batch_renormalization`` (batch statistics corrected towards the running ones), its callable
 ``BatchRenormalizationFunction``, and the deprecated ``fixed_batch_renormalization``.
 
-Layer 5: imports backend, configuration, variable and ``functions`` (batch normalization). Built
-on the batch normalization node, so gradients are differentiable (double backprop).
+Layer 5: imports backend, configuration, variable, function_node, type_check and ``functions``.
+One node labelled as Chainer's old-style Function, with its arithmetic; its gradients follow
+NOTE [old-style gradients] in functions/_old_style.py.
 """
 
 from __future__ import annotations
@@ -14,30 +15,128 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.configuration import using_config
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
 from chainer_compat.functions.normalization.batch_normalization import (
-    BatchNormalization,
+    _accumulation_dtype,
     fixed_batch_normalization,
 )
+from chainer_compat.utils import type_check
 
 
-def _corrections(x: Any, gamma: Any, running_mean: Any, running_var: Any, rmax: float,
-                 dmax: float, eps: float) -> tuple[Any, Any]:
-    """The renormalization factors ``r`` (scale) and ``d`` (shift) of the paper, as arrays.
+class _BatchRenormalization(FunctionNode):
+    """``gamma * (x_hat * r + d) + beta`` for :class:`BatchRenormalizationFunction`, whose
+    settings and results (``r``, ``d``) it shares."""
 
-    They are constants of the graph: no gradient flows through them, as in the paper.
-    """
-    xp = backend.get_array_module(x)
-    axis = (0,) + tuple(range(gamma.ndim + 1, x.ndim))
-    # Summed in float32 at least, as batch_normalization's statistics are.
-    accumulate = numpy.promote_types(gamma.dtype, numpy.float32)
-    mean = x.mean(axis=axis, dtype=accumulate).astype(gamma.dtype, copy=False)
-    std = xp.sqrt(x.var(axis=axis, dtype=accumulate).astype(gamma.dtype, copy=False)
-                  + gamma.dtype.type(eps))
-    running_sigma = xp.sqrt(running_var + running_var.dtype.type(eps))
-    r = xp.clip(std / running_sigma, 1.0 / rmax, rmax).astype(gamma.dtype, copy=False)
-    d = xp.clip((mean - running_mean) / running_sigma, -dmax, dmax).astype(
-        gamma.dtype, copy=False)
-    return r, d
+    def __init__(self, owner: BatchRenormalizationFunction) -> None:
+        self.owner = owner
+
+    @property
+    def label(self) -> str:
+        return "BatchRenormalizationFunction"
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check.expect(in_types.size() == 3)
+        x_type, gamma_type, beta_type = in_types
+        gamma_ndim = type_check.eval(gamma_type.ndim)
+        type_check.expect(
+            x_type.dtype.kind == "f",
+            x_type.ndim >= gamma_type.ndim + 1,
+            x_type.shape[1:1 + gamma_ndim] == gamma_type.shape,
+            gamma_type.dtype.kind == "f",
+            gamma_type.dtype == beta_type.dtype,
+            gamma_type.shape == beta_type.shape,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x, gamma, beta = inputs
+        owner = self.owner
+        xp = backend.get_array_module(x)
+        self.expander = (None, Ellipsis) + (None,) * (x.ndim - gamma.ndim - 1)
+        self.axis = (0,) + tuple(range(gamma.ndim + 1, x.ndim))
+        expander = self.expander
+        # compat: Chainer's CPU arithmetic, one operation at a time (NOTE [Chainer's rounding]
+        # in functions/loss/softmax_cross_entropy.py). One departure: float16 statistics are
+        # summed in float32, as batch_normalization's are; Chainer's float16 sums overflow.
+        accumulate = _accumulation_dtype(gamma.dtype)
+        mean = x.mean(axis=self.axis, dtype=accumulate).astype(gamma.dtype, copy=False)
+        var = x.var(axis=self.axis, dtype=accumulate).astype(gamma.dtype, copy=False)
+        self.std = xp.sqrt(var + owner.eps, dtype=var.dtype)
+        running_mean, running_var = owner._running_mean, owner._running_var
+        running_sigma = xp.sqrt(running_var + owner.eps, dtype=running_mean.dtype)
+        owner.r = self.r = xp.clip(self.std / running_sigma, 1.0 / owner.rmax, owner.rmax)
+        owner.d = d = xp.clip((mean - running_mean) / running_sigma, -owner.dmax, owner.dmax)
+        self.normalized = x - mean[expander]
+        self.normalized /= self.std[expander]
+        self.renormalized = self.normalized * self.r[expander] + d[expander]
+        y = gamma[expander] * self.renormalized
+        y += beta[expander]
+        if owner.update_statistics:
+            count = x.size // gamma.size
+            running_mean *= owner.decay
+            running_mean += mean * (1 - owner.decay)
+            running_var *= owner.decay
+            # Bessel's correction: the running variance estimates the population's.
+            running_var += var * ((1 - owner.decay) * (count / max(count - 1.0, 1.0)))
+        return y.astype(x.dtype, copy=False),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, gamma = self.get_retained_inputs()
+        gy, = grad_outputs
+        if records_a_graph():
+            return self._differentiable_gradients(indexes, x, gamma, gy)
+        gamma_array, gy_array = gamma.array, gy.array
+        expander, axis = self.expander, self.axis
+        count = gamma_array.dtype.type(x.size // gamma.size)
+        g_beta = gy_array.sum(axis=axis, dtype=gamma_array.dtype)
+        g_gamma = (gy_array * self.renormalized).sum(axis=axis)
+        g_std = (gy_array * self.normalized).sum(axis=axis)
+        scale = (self.r * gamma_array / self.std)[expander]
+        gx = scale * (gy_array - (self.normalized * g_std[expander] + g_beta[expander]) / count)
+        all_grads = (gx.astype(x.dtype, copy=False),
+                     g_gamma.astype(gamma.dtype, copy=False), g_beta)
+        return gradients_without_graph(all_grads, indexes)
+
+    def _differentiable_gradients(self, indexes: tuple[int, ...], x: Any, gamma: Any,
+                                  gy: Any) -> tuple[Any, ...]:
+        """The gradients of :meth:`backward` as functions of ``x``, ``gamma`` and ``gy`` (NOTE
+        [old-style gradients]), the batch statistics recomputed from ``x``; ``r`` and ``d``
+        stay constants, as in the first order."""
+        from chainer_compat.functions.array.broadcast import broadcast_to
+        from chainer_compat.functions.array.cast import cast
+        from chainer_compat.functions.array.reshape import reshape
+        from chainer_compat.functions.math.average import average
+        from chainer_compat.functions.math.sqrt import sqrt
+        from chainer_compat.functions.math.sum import sum as _sum
+
+        xp = backend.get_array_module(x.array)
+        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        expanded = (1,) + gamma.shape + (1,) * (x.ndim - gamma.ndim - 1)
+
+        def widen(v: Any) -> Any:
+            return broadcast_to(reshape(v, expanded), x.shape)
+
+        def constant(array: Any) -> Any:
+            return xp.broadcast_to(array[self.expander], x.shape).astype(dtype)
+
+        x_wide = cast(x, dtype)
+        mean = average(x_wide, axis=self.axis, keepdims=True)
+        centered = x_wide - broadcast_to(mean, x.shape)
+        var = average(centered * centered, axis=self.axis, keepdims=True)
+        std = broadcast_to(sqrt(var + self.owner.eps), x.shape)
+        normalized = centered / std
+        gy_wide = cast(gy, dtype)
+        count = x.size // gamma.size
+        g_beta = _sum(gy_wide, axis=self.axis)
+        g_gamma = _sum(gy_wide * (normalized * constant(self.r) + constant(self.owner.d)),
+                       axis=self.axis)
+        g_std = _sum(gy_wide * normalized, axis=self.axis)
+        scale = constant(self.r) * widen(cast(gamma, dtype)) / std
+        gx = scale * (gy_wide - (normalized * widen(g_std) + widen(g_beta)) * (1.0 / count))
+        all_grads = (cast(gx, x.dtype), cast(g_gamma, gamma.dtype), cast(g_beta, gamma.dtype))
+        return tuple(all_grads[index] for index in indexes)
 
 
 class BatchRenormalizationFunction:
@@ -46,8 +145,8 @@ class BatchRenormalizationFunction:
 
     Compat: Chainer's is an old-style ``Function``, called as ``BatchRenormalizationFunction(
     eps, mean, var, decay, rmax, dmax, update_statistics)(x, gamma, beta)``; calling an
-    instance works the same here. The output's creator is the batch normalization node the
-    call applies (see :func:`batch_renormalization`), not this object.
+    instance works the same here. The output's creator is a node labelled as this class, not
+    this object; unlike Chainer's, its gradients can be differentiated again.
 
     Args:
         eps: Added to the variances.
@@ -110,20 +209,7 @@ class BatchRenormalizationFunction:
             raise TypeError("running_mean is required")
         if running_var is None:
             raise TypeError("running_var is required")
-        x_var, gamma_var, beta_var = (variable.as_variable(v) for v in (x, gamma, beta))
-        x_array, gamma_array = x_var.array, gamma_var.array
-        # The corrections are computed before the node runs, so its type check runs first.
-        BatchNormalization(self.eps)._check_data_type_forward(
-            (x_array, gamma_array, beta_var.array))
-        self.r, self.d = _corrections(x_array, gamma_array, running_mean, running_var,
-                                      self.rmax, self.dmax, self.eps)
-        # gamma * (x_hat * r + d) + beta is batch normalization with scale gamma * r and shift
-        # gamma * d + beta, so the node's gradients (and their gradients) apply unchanged.
-        update = self.update_statistics
-        node = BatchNormalization(self.eps, running_mean if update else None,
-                                  running_var if update else None, self.decay)
-        y: variable.Variable = node.apply(
-            (x_var, gamma_var * self.r, gamma_var * self.d + beta_var))[0]
+        y: variable.Variable = _BatchRenormalization(self).apply((x, gamma, beta))[0]
         return y
 
 

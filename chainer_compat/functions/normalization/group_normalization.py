@@ -1,8 +1,9 @@
 """``group_normalization``: normalizes each sample's channels in groups with the group's own
 statistics, then scales and shifts each channel.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions`` (broadcast_to,
-cast, reshape, sqrt, sum), of which the gradient is composed, so double backprop works.
+Layer 5: imports backend, variable, function_node, type_check and ``functions`` (average,
+cast, reshape, sum). The gradient is Chainer's three nodes (_XHat, _ScaleShiftGrad,
+_XHatGrad), each differentiable again, with _MulInvStd for the second order.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array.broadcast import broadcast_to as _broadcast_to
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.array.reshape import reshape as _reshape
-from chainer_compat.functions.math.sqrt import sqrt as _sqrt
+from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 
@@ -65,14 +65,18 @@ class GroupNormalization(FunctionNode):
         # compat: Chainer's CPU order, one operation at a time, for its rounding (NOTE
         # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py): the mean in the
         # normalizing dtype, the variance as NumPy's mean does, and the scale 1 / sqrt(var +
-        # eps). One departure: float16 statistics are summed in float32 (_RowMean), as
+        # eps). One departure: float16 statistics are summed in float32 (_row_mean), as
         # batch_normalization's are; Chainer's float16 sums overflow.
         grouped = x.reshape(batch_size * self.groups, -1)
         mean = _row_mean(grouped, dtype)
         centered = grouped - mean
         var = (centered * centered).mean(axis=1, keepdims=True)
         var += self.eps
-        normalized = (centered * xp.reciprocal(xp.sqrt(var))).reshape(batch_size, channels, -1)
+        # Kept for backward as columns, one entry per group of each sample, as Chainer keeps
+        # them (its gradient nodes treat them as constants and differentiate analytically).
+        self.mean = mean
+        self.inv_std = xp.reciprocal(xp.sqrt(var))
+        normalized = (centered * self.inv_std).reshape(batch_size, channels, -1)
         y = (normalized * gamma.astype(dtype, copy=False)[:, None]
              + beta.astype(dtype, copy=False)[:, None])
         return y.reshape(x.shape).astype(x.dtype, copy=False),
@@ -81,33 +85,19 @@ class GroupNormalization(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
-        batch_size, channels = x.shape[:2]
-        rows = batch_size * self.groups
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        # The statistics are recomputed from x with differentiable functions, so that this
-        # gradient is itself differentiable; each step rounds as Chainer's CPU backward does
-        # (see forward).
-        grouped = _reshape(x, (rows, -1))
-        mean = _RowMean(dtype).apply((grouped,))[0]
-        centered = _cast(grouped, dtype) - mean
-        var = _RowMean().apply((centered * centered,))[0]
-        inv_std = 1.0 / _sqrt(var + self.eps)
-        normalized = centered * inv_std
-        gy_wide = _reshape(_cast(gy, dtype), (batch_size, channels, -1))
-        normalized_by_channel = _reshape(normalized, (batch_size, channels, -1))
-        grads: list[Any] = []
-        if 0 in indexes:
-            g_normalized = _reshape(
-                gy_wide * _reshape(_cast(gamma, dtype), (1, channels, 1)), (rows, -1))
-            g_mean = _RowMean().apply((g_normalized,))[0]
-            g_projection = _RowMean().apply((g_normalized * normalized,))[0]
-            gx = inv_std * (g_normalized - g_mean - normalized * g_projection)
-            grads.append(_cast(_reshape(gx, x.shape), x.dtype))
-        if 1 in indexes:
-            grads.append(_cast(_sum(gy_wide * normalized_by_channel, axis=(0, 2)), gamma.dtype))
-        if 2 in indexes:
-            grads.append(_cast(_sum(gy_wide, axis=(0, 2)), gamma.dtype))
-        return tuple(grads)
+        gamma_wide = _cast(gamma, dtype)
+        grouped = _cast(_reshape(x, (x.shape[0] * self.groups, -1)), dtype)
+        normalized, = _XHat(self.mean, self.inv_std).apply((grouped,))
+        g_normalized, g_gamma, g_beta = _ScaleShiftGrad().apply(
+            (normalized, gamma_wide, _cast(gy, dtype)))
+        gx, = _XHatGrad(self.mean, self.inv_std, normalized.array).apply(
+            (grouped, g_normalized))
+        # Parameters of another dtype than x get gradients of their own dtype (Chainer returns
+        # them in the normalizing dtype).
+        all_grads = (_cast(_reshape(gx, x.shape), x.dtype), _cast(g_gamma, gamma.dtype),
+                     _cast(g_beta, gamma.dtype))
+        return tuple(all_grads[index] for index in indexes)
 
 
 def _row_mean(x: Any, dtype: Any) -> Any:
@@ -119,28 +109,143 @@ def _row_mean(x: Any, dtype: Any) -> Any:
     return x.mean(axis=1, keepdims=True, dtype=wide).astype(dtype, copy=False)
 
 
-class _RowMean(FunctionNode):
-    """The mean of a 2-D array along axis 1, kept as a column, rounded as NumPy's ``mean``.
+class _XHat(FunctionNode):
+    """The normalized rows ``(x - mean) * inv_std`` of a ``(rows, units)`` x, with the
+    statistics of the forward pass held fixed."""
 
-    Args:
-        dtype: The dtype to return in, summed in float32 or wider; None for NumPy's default
-            (float16 is accumulated in float32 and returned in float16).
-    """
-
-    def __init__(self, dtype: Any = None) -> None:
-        self.dtype = dtype
+    def __init__(self, mean: Any, inv_std: Any) -> None:
+        self.mean = mean
+        self.inv_std = inv_std
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
         x, = inputs
-        self._input_shape = x.shape
-        self._input_dtype = x.dtype
-        return _row_mean(x, self.dtype),
+        normalized = x - self.mean
+        normalized *= self.inv_std
+        return normalized,
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = grad_outputs
-        spread = _broadcast_to(gy, self._input_shape) * (1.0 / self._input_shape[1])
-        return _cast(spread, self._input_dtype),
+        x, = self.get_retained_inputs()
+        normalized, = self.get_retained_outputs()
+        return _XHatGrad(self.mean, self.inv_std, normalized.array).apply(
+            (x, grad_outputs[0]))
+
+
+class _ScaleShiftGrad(FunctionNode):
+    """From ``(normalized, gamma, gy)``: the gradients of ``normalized * gamma + beta`` with
+    respect to ``normalized`` (in its ``(rows, units)`` shape), ``gamma`` and ``beta``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        normalized, gamma, gy = inputs
+        by_channel = gy.shape[:2] + (-1,)
+        gy = gy.reshape(by_channel)
+        g_normalized = gy * gamma[:, None]
+        g_beta = gy.sum(axis=(0, 2))
+        g_gamma = (gy * normalized.reshape(by_channel)).sum(axis=(0, 2))
+        return g_normalized.reshape(normalized.shape), g_gamma, g_beta
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        normalized, gamma, gy = self.get_retained_inputs()
+        gg_normalized, gg_gamma, gg_beta = grad_outputs
+        by_channel = gy.shape[:2] + (-1,)
+        gy_shape = gy.shape
+        gy = _reshape(gy, by_channel)
+        normalized_shape = normalized.shape
+        normalized = _reshape(normalized, by_channel)
+        # Compat: an output without a gradient (None) adds nothing; Chainer fails on it, as
+        # when only x's gradient is differentiated again.
+        if gg_normalized is not None:
+            gg_normalized = _reshape(gg_normalized, by_channel)
+        g_normalized = None if gg_gamma is None else gg_gamma[:, None] * gy
+        g_gamma = None if gg_normalized is None else _sum(gg_normalized * gy, axis=(0, 2))
+        terms = []
+        if gg_normalized is not None:
+            terms.append(gg_normalized * gamma[:, None])
+        if gg_gamma is not None:
+            terms.append(gg_gamma[:, None] * normalized)
+        if gg_beta is not None:
+            terms.append(gg_beta[:, None])
+        g_gy = None
+        for term in terms:
+            g_gy = term if g_gy is None else g_gy + term
+        if g_normalized is not None:
+            g_normalized = _reshape(g_normalized, normalized_shape)
+        if g_gy is not None:
+            g_gy = _reshape(g_gy, gy_shape)
+        all_grads = (g_normalized, g_gamma, g_gy)
+        return tuple(all_grads[index] for index in indexes)
+
+
+class _XHatGrad(FunctionNode):
+    """From ``(x, g_normalized)``: the gradient of :class:`_XHat` with respect to ``x``,
+    through the statistics too."""
+
+    def __init__(self, mean: Any, inv_std: Any, normalized: Any) -> None:
+        self.mean = mean
+        self.inv_std = inv_std
+        self.normalized = normalized
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        _, g_normalized = inputs
+        normalized = self.normalized
+        self.normalized = None  # recomputed by _XHat when differentiated again
+        g_mean = g_normalized.mean(axis=1, keepdims=True)
+        g_projection = (g_normalized * normalized).mean(axis=1, keepdims=True)
+        return self.inv_std * (g_normalized - g_mean - normalized * g_projection),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, g_normalized = self.get_retained_inputs()
+        gx, = self.get_retained_outputs()
+        ggx, = grad_outputs
+        normalized, = _XHat(self.mean, self.inv_std).apply((x,))
+        grads = []
+        if 0 in indexes:
+            # Through inv_std's dependence on x (left) and through the normalized x (right).
+            left, = _MulInvStd(self.mean, self.inv_std).apply(
+                (x, normalized * _mean(ggx * gx, axis=1, keepdims=True)))
+            right_std = (ggx * _mean(g_normalized * normalized, axis=1, keepdims=True)
+                         + g_normalized * _mean(ggx * normalized, axis=1, keepdims=True))
+            right, = _MulInvStd(self.mean, self.inv_std).apply((x, right_std))
+            right, = _XHatGrad(self.mean, self.inv_std, normalized.array).apply((x, right))
+            grads.append(-(left + right))
+        if 1 in indexes:
+            grads.append(_XHatGrad(self.mean, self.inv_std, normalized.array).apply(
+                (x, ggx))[0])
+        return tuple(grads)
+
+
+class _MulInvStd(FunctionNode):
+    """From ``(x, y)``: ``inv_std * y``, where ``inv_std`` depends on ``x`` (held fixed in
+    forward, differentiated in backward)."""
+
+    def __init__(self, mean: Any, inv_std: Any) -> None:
+        self.mean = mean
+        self.inv_std = inv_std
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        self.retain_outputs((0,))
+        _, y = inputs
+        return self.inv_std * y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = self.get_retained_inputs()
+        z, = self.get_retained_outputs()
+        gz, = grad_outputs
+        normalized, = _XHat(self.mean, self.inv_std).apply((x,))
+        gx_std = normalized * _mean(gz * z, axis=1, keepdims=True)
+        gx, = _MulInvStd(self.mean, self.inv_std).apply((x, gx_std))
+        gy, = _MulInvStd(self.mean, self.inv_std).apply((x, gz))
+        all_grads = (-gx, gy)
+        return tuple(all_grads[index] for index in indexes)
 
 
 def group_normalization(x: Any, groups: int, gamma: Any, beta: Any, eps: float = 1e-5

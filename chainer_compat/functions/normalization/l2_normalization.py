@@ -14,6 +14,24 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
 
 
+class _SetItemZero(FunctionNode):
+    """Scatters ``x`` to where ``mask`` is true in an array of zeros of ``mask``'s shape."""
+
+    def __init__(self, mask: Any) -> None:
+        self.mask = mask
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        y = backend.get_array_module(x).zeros(self.mask.shape, x.dtype)
+        y[self.mask] = x
+        return y,
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = grad_outputs
+        return gy[self.mask],
+
+
 class NormalizeL2(FunctionNode):
     """L2 normalization. Use :func:`normalize`."""
 
@@ -54,25 +72,24 @@ class NormalizeL2(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.where import where
+        from chainer_compat.functions.math.sqrt import sqrt
+        from chainer_compat.functions.math.square import square
         from chainer_compat.functions.math.sum import sum as _sum
 
         x, = self.get_retained_inputs()
         gy, = grad_outputs
-        norm_no_eps = _sum(x * x, axis=self.axis, keepdims=True) ** 0.5
+        norm_no_eps = sqrt(_sum(square(x), axis=self.axis, keepdims=True))
         norm = norm_no_eps + self.eps
-        # A zero slice has x == 0 there, so its second term vanishes. Dividing it by 1
-        # avoids 0 / 0, and ``where`` keeps the slice's (nan) double-backward out of gy.
-        zero = norm_no_eps.array == 0
-        safe_norm = norm_no_eps + utils.force_array(zero).astype(x.dtype)
-        # force_array: on a 0-d x the mask is a NumPy scalar, which where() rejects.
-        projection = where(utils.force_array(~zero),
-                           _sum(x * gy, axis=self.axis, keepdims=True) / safe_norm,
-                           backend.get_array_module(zero).zeros((), x.dtype))
+        projection = _sum(x * gy, axis=self.axis, keepdims=True)
+        # A zero slice has x == 0 there, so its second term vanishes: it is set to 0 rather
+        # than computed as 0 / 0, whose nan would reach the double backward.
+        # force_array: on a 0-d x the mask is a NumPy scalar, which cannot be assigned to.
+        nonzero = utils.force_array(norm_no_eps.array != 0)
+        projection, = _SetItemZero(nonzero).apply((projection[nonzero] / norm_no_eps[nonzero],))
         # One division by norm ** 2 at the end, as Chainer orders it: in float16 a tiny norm
         # squares to 0 and a zero slice's gradient overflows to inf, where dividing the
         # projection separately would give 0 / 0 = nan.
-        return (gy * norm - x * projection) / (norm * norm),
+        return (gy * norm - projection * x) / norm ** 2,
 
 
 def normalize(x: Any, eps: float = 1e-5, axis: Any = 1) -> variable.Variable:

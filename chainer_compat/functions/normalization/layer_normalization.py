@@ -73,28 +73,28 @@ class LayerNormalization(FunctionNode):
             return self._gradients_without_nodes(indexes, x, gamma, gy)
         units = 1.0 / x.shape[1]
         # Recomputed from Variables so that the gradient is differentiable again.
-        # compat: the chain rule through each step of the forward in turn, as Chainer writes
-        # it, so that the gradients round as Chainer's (NOTE [Chainer's rounding]).
+        # compat: every gradient, wanted or not, through each step of the forward in turn, in
+        # Chainer's order and with its repeated ``variance + eps``: a hook sees Chainer's nodes
+        # and the gradients round as Chainer's (NOTE [Chainer's rounding]).
         centered = x - _mean(x, axis=1, keepdims=True)
-        variance_plus_eps = _mean(square(centered), axis=1, keepdims=True) + self.eps
-        inv_std = 1.0 / sqrt(variance_plus_eps)
-        grads: list[Any] = []
-        if 0 in indexes:
-            g_normalized = gy * gamma
-            g_inv_std = _sum(g_normalized * centered, axis=1, keepdims=True)
-            g_variance = g_inv_std * (-1.0 / variance_plus_eps) * 0.5 * inv_std
-            # Through the centered x directly and through the variance, then the mean.
-            g_centered = g_normalized * inv_std + g_variance * units * 2 * centered
-            g_mean = _sum(g_centered, axis=1, keepdims=True) * -1.0
-            grads.append(g_centered + g_mean * units)
-        shared = gamma.shape != (x.shape[1],)  # one gamma and one beta for every unit
-        if 1 in indexes:
-            g_gamma = _sum(gy * (centered * inv_std), axis=0)
-            grads.append(_sum(g_gamma, axis=0, keepdims=True) if shared else g_gamma)
-        if 2 in indexes:
-            g_beta = _sum(gy, axis=0)
-            grads.append(_sum(g_beta, axis=0, keepdims=True) if shared else g_beta)
-        return tuple(grads)
+        variance = _mean(square(centered), axis=1, keepdims=True)
+        inv_std = 1.0 / sqrt(variance + self.eps)
+        normalized = centered * inv_std
+        g_beta = _sum(gy, axis=0)
+        g_gamma = _sum(gy * normalized, axis=0)
+        g_normalized = gy * gamma
+        g_inv_std = _sum(g_normalized * centered, axis=1, keepdims=True)
+        g_centered_directly = g_normalized * inv_std
+        g_variance = g_inv_std * (-1.0 / (variance + self.eps)) * 0.5 * inv_std
+        # Through the centered x directly and through the variance, then the mean.
+        g_centered = g_centered_directly + g_variance * units * 2 * centered
+        g_mean = _sum(g_centered, axis=1, keepdims=True) * -1.0
+        g_x = g_centered + g_mean * units
+        if gamma.shape != (x.shape[1],):  # one gamma and one beta for every unit
+            g_gamma = _sum(g_gamma, axis=0, keepdims=True)
+            g_beta = _sum(g_beta, axis=0, keepdims=True)
+        all_grads = (g_x, g_gamma, g_beta)
+        return tuple(all_grads[index] for index in indexes)
 
     def _gradients_without_nodes(self, indexes: tuple[int, ...], x: Variable, gamma: Variable,
                                  gy: Variable) -> tuple[Variable, ...]:

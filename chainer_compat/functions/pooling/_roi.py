@@ -14,7 +14,11 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.utils import add_at, type_check
 
 # NOTE [ROI tables]
@@ -266,8 +270,11 @@ class IndexedROINode(OldStyleCall, FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not records_a_graph():
+            gx_array = self._table.transpose(grad_outputs[0].array)
+            return gradients_without_graph((gx_array, None, None), indexes)
         gx, = TableTranspose(self._table).apply(grad_outputs)
-        return gx, None, None
+        return tuple((gx, None, None)[index] for index in indexes)
 
 
 def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,

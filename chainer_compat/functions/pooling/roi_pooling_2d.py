@@ -66,8 +66,13 @@ class ROIPooling2D(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gx, = _roi.TableTranspose(self._table).apply(grad_outputs)
+        gx, = ROIPooling2DGrad(self._table).apply(grad_outputs)
         return gx, None
+
+
+class ROIPooling2DGrad(_roi.TableTranspose):
+    """The gradient of :class:`ROIPooling2D` with respect to ``x``: its table's transpose,
+    under Chainer's name for the node."""
 
 
 def roi_pooling_2d(x: Any, rois: Any, outh: int, outw: int,

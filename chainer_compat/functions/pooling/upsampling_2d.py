@@ -24,6 +24,7 @@ class Upsampling2D(Pooling2D):
     def __init__(self, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,
                  outsize: Any = None, cover_all: bool = True) -> None:
         super().__init__(ksize, stride, pad, cover_all)
+        self._settings = (ksize, stride, pad, cover_all)
         self.indexes = indexes
         self.outh: int | None
         self.outw: int | None
@@ -52,7 +53,23 @@ class Upsampling2D(Pooling2D):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return MaxPoolingWithIndexes(self.window, self.indexes).apply(grad_outputs)
+        return Upsampling2DGrad(self).apply(grad_outputs)
+
+
+class Upsampling2DGrad(MaxPoolingWithIndexes):
+    """The gradient of :class:`Upsampling2D`: each window's entry at its index, as max
+    pooling's gradient of its gradient picks it; its own gradient is an Upsampling2D."""
+
+    def __init__(self, upsampling: Upsampling2D) -> None:
+        super().__init__(upsampling.window, upsampling.indexes)
+        self._upsampling = upsampling
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        upsampling = self._upsampling
+        ksize, stride, pad, cover_all = upsampling._settings
+        return Upsampling2D(self.indexes, ksize, stride, pad,
+                            (upsampling.outh, upsampling.outw), cover_all).apply(grad_outputs)
 
 
 def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any = 0,

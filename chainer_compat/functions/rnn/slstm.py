@@ -37,16 +37,13 @@ def _slstm_grad_arrays(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any, c: Any, gc:
     a2, i2, f2, o2 = split_gates(x2)
     sig_o = logistic(o1 + o2, xp)
     tanh_c = xp.tanh(c)
-    # The gradient reaching the new cell state: directly, and through h = o * tanh(c).
-    if gh is None:
-        gc_total = xp.zeros_like(c)
-        go = xp.zeros_like(c)
-    else:
-        gc_total = gh * sig_o * (1 - tanh_c * tanh_c)
-        go = gh * tanh_c * sig_o * (1 - sig_o)
-    if gc is not None:
-        gc_total = gc_total + gc
-
+    # compat: a missing gradient is the int 0, and each product is grouped as Chainer groups
+    # it, so that the gradients round (and sign their zeros) as Chainer's.
+    gc = 0 if gc is None else gc
+    gh = 0 if gh is None else gh
+    # The gradient reaching the new cell state: through h = o * tanh(c), and directly.
+    gc_total = gh * sig_o * (1 - tanh_c * tanh_c) + gc
+    go = gh * tanh_c * (sig_o * (1 - sig_o))
     grads: list[Any] = []
     gxs: list[Any] = []
     for c_prev, x, a, i, f in ((c_prev1, x1, a1, i1, f1), (c_prev2, x2, a2, i2, f2)):
@@ -56,8 +53,8 @@ def _slstm_grad_arrays(c_prev1: Any, c_prev2: Any, x1: Any, x2: Any, c: Any, gc:
         gx = xp.empty_like(x)
         ga, gi, gf, go_k = split_gates(gx)
         ga[...] = gc_total * sig_i * (1 - tanh_a * tanh_a)
-        gi[...] = gc_total * tanh_a * sig_i * (1 - sig_i)
-        gf[...] = gc_total * c_prev * sig_f * (1 - sig_f)
+        gi[...] = gc_total * tanh_a * (sig_i * (1 - sig_i))
+        gf[...] = gc_total * c_prev * (sig_f * (1 - sig_f))
         go_k[...] = go
         grads.append(gc_total * sig_f)
         gxs.append(gx)

@@ -11,7 +11,11 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.array.get_item import get_item
@@ -71,17 +75,26 @@ class TreeLSTM(OldStyleCall, FunctionNode):
         cells, x = inputs[:-1], inputs[-1]
         xp = backend.get_array_module(x)
         a, i, o, *forgets = _split_blocks(x, 3 + len(cells))
-        c = xp.tanh(a) * logistic(i, xp)
-        for forget, cell in zip(forgets, cells):
-            c = c + logistic(forget, xp) * cell
-        h = logistic(o, xp) * xp.tanh(c)
-        return c, h
+        # Kept for the gradient on arrays (NOTE [old-style gradients]).
+        self._activations = (xp.tanh(a), logistic(i, xp), logistic(o, xp),
+                             [logistic(forget, xp) for forget in forgets])
+        tanh_a, sig_i, sig_o, sig_fs = self._activations
+        # compat: the children's terms summed first, from 0, then added, as Chainer adds them.
+        children_sum: Any = 0
+        for sig_f, cell in zip(sig_fs, cells):
+            children_sum = children_sum + sig_f * cell
+        self._c = tanh_a * sig_i + children_sum
+        return self._c, sig_o * xp.tanh(self._c)
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         inputs = self.get_retained_inputs()
         cells, x = inputs[:-1], inputs[-1]
         gc, gh = grad_outputs
+        if not records_a_graph():
+            return gradients_without_graph(self._gradient_arrays(
+                [cell.array for cell in cells], x.array,
+                0 if gc is None else gc.array, 0 if gh is None else gh.array), indexes)
         a, i, o, *forgets = _split_block_variables(x, 3 + len(cells))
         tanh_a, sig_i, sig_o = tanh(a), sigmoid(i), sigmoid(o)
         sig_fs = [sigmoid(forget) for forget in forgets]
@@ -110,6 +123,25 @@ class TreeLSTM(OldStyleCall, FunctionNode):
                        for sig_f, cell in zip(sig_fs, cells)]
             grads[x_index] = reshape(stack(blocks, axis=1), x.shape)
         return tuple(grads[index] for index in indexes)
+
+    def _gradient_arrays(self, cells: list[Any], x: Any, gc: Any, gh: Any) -> list[Any]:
+        """The children's and x's gradients on arrays, in Chainer's arithmetic; a missing
+        output gradient is 0."""
+        xp = backend.get_array_module(x)
+        tanh_a, sig_i, sig_o, sig_fs = self._activations
+        tanh_c = xp.tanh(self._c)
+        # The gradient reaching the new cell state: through h = o * tanh(c), and directly.
+        g_cell = gh * sig_o * (1 - tanh_c * tanh_c) + gc
+        gx = xp.empty_like(x)
+        ga, gi, go, *gfs = _split_blocks(gx, 3 + len(cells))
+        ga[...] = g_cell * sig_i * (1 - tanh_a * tanh_a)
+        gi[...] = g_cell * tanh_a * (sig_i * (1 - sig_i))
+        go[...] = gh * tanh_c * (sig_o * (1 - sig_o))
+        g_cells = []
+        for gf, sig_f, cell in zip(gfs, sig_fs, cells):
+            gf[...] = g_cell * cell * (sig_f * (1 - sig_f))
+            g_cells.append(g_cell * sig_f)
+        return g_cells + [gx]
 
 
 def tree_lstm(*inputs: Any) -> tuple[variable.Variable, variable.Variable]:

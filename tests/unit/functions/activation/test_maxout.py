@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat.functions.activation.maxout import maxout
 from chainer_compat.utils import type_check
@@ -27,6 +28,16 @@ def test_values_and_gradients_match_numpy(shape, pool_size, axis, dtype, xp, che
     check_function(lambda x: maxout(x, pool_size, axis), (x,),
                    lambda x: _reference(x, pool_size, axis), double=False,
                    grad_tolerance={"atol": 1e-2, "rtol": 1e-2})
+
+
+def test_a_hook_sees_chainers_gradient_nodes():
+    rng = numpy.random.default_rng(6)
+    x = rng.standard_normal((3, 8)).astype(numpy.float32)
+    gy = rng.standard_normal((3, 4)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: maxout(x, 2), (x,), gy)
+    # Chainer 7.8.1's sequence: Max's backward reshapes both gy and y.
+    assert labels == ["Reshape", "Reshape", "BroadcastTo", "_ * _", "Reshape"]
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
 
 
 def test_pool_size_must_be_positive():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 import chainer_compat
 from chainer_compat import gradient_check
@@ -51,3 +52,13 @@ def test_keyword_errors():
     with pytest.raises(type_check.InvalidType):
         rrelu(x, r=numpy.zeros(4, numpy.float32))
     assert _host(rrelu(x).array).shape == (3,)
+
+
+def test_a_hook_sees_chainers_gradient_node():
+    x = numpy.array([[-2.0, -0.5, 0.0, 1.5]], numpy.float32)
+    r = numpy.array([[0.25, 0.125, 0.2, 0.3]], numpy.float32)
+    gy = numpy.array([[1.0, 2.0, 3.0, 4.0]], numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: rrelu(x, r=r), (x,), gy)
+    assert labels == ["_RReLUGrad"]  # Chainer 7.8.1's
+    numpy.testing.assert_array_equal(plain[0], [[0.25, 0.25, 3.0, 4.0]])
+    numpy.testing.assert_array_equal(hooked[0], plain[0])

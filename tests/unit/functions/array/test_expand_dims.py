@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
 from chainer_compat import using_config
 from chainer_compat.functions.array.expand_dims import expand_dims
@@ -40,6 +41,14 @@ def test_flatten_values_and_gradients(shape, dtype, uniform, check_function):
 def test_flatten_of_non_contiguous_input_is_c_ordered():
     x = numpy.arange(6.0).reshape(2, 3).T
     numpy.testing.assert_array_equal(flatten(x).array, x.ravel())
+
+
+@pytest.mark.parametrize("shape, labels", [((2, 3), ["Reshape"]), ((4,), [])])
+def test_flatten_applies_reshape_as_chainer(shape, labels):
+    # Chainer 7.8.1's flatten is reshape(x, (x.size,)): no node for a 1-D x.
+    with LabelRecorder() as recorder:
+        y = flatten(numpy.ones(shape, numpy.float32))
+    assert recorder.labels == labels and y.shape == (numpy.prod(shape),)
 
 
 @pytest.mark.parametrize("axis", [3, -4])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import using_config
 from chainer_compat.functions.array.moveaxis import moveaxis
@@ -51,3 +52,13 @@ def test_valid_axes_match_numpy_with_type_check_off(source, destination):
     with using_config("type_check", False):
         y = moveaxis(x, source, destination)
     numpy.testing.assert_array_equal(y.array, numpy.moveaxis(x, source, destination))
+
+
+@pytest.mark.parametrize("first, second", [(0, 2), (-1, 0), ((0, 1), (2, 0))])
+def test_a_hook_sees_chainers_gradient_node(first, second):
+    x = numpy.arange(24, dtype=numpy.float32).reshape(2, 3, 4)
+    gy = numpy.moveaxis(x * 2 - 5, first, second)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: moveaxis(x, first, second), (x,), gy)
+    assert labels == ["Moveaxis"]  # Chainer 7.8.1's: the inverse moveaxis
+    numpy.testing.assert_array_equal(plain[0], x * 2 - 5)
+    numpy.testing.assert_array_equal(hooked[0], plain[0])

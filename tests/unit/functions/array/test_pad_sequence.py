@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
+import chainer_compat
 from chainer_compat.functions.array.pad_sequence import pad_sequence
 from chainer_compat.utils import type_check
 
@@ -44,3 +46,17 @@ def test_integer_sequences_are_padded_too(xp):
 def test_type_check(xs, length):
     with pytest.raises(type_check.InvalidType, match=r"PadSequence \(Forward\)"):
         pad_sequence(xs, length)
+
+
+def test_a_hook_sees_chainers_gradient_nodes():
+    xs = [chainer_compat.Variable(numpy.arange(n * 2, dtype=numpy.float32).reshape(n, 2))
+          for n in (3, 1, 2)]
+    y = pad_sequence(xs, padding=-1)
+    gy = numpy.arange(18, dtype=numpy.float32).reshape(3, 3, 2)
+    y.grad = gy
+    with LabelRecorder() as recorder:
+        y.backward()
+    # Chainer 7.8.1's sequence: the rows split apart, then each cut to its input's length.
+    assert recorder.labels == ["SplitAxis", "GetItem", "GetItem", "GetItem"]
+    for i, x in enumerate(xs):
+        numpy.testing.assert_array_equal(x.grad, gy[i, :len(x)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import using_config
 from chainer_compat.functions.array.rollaxis import rollaxis
@@ -40,3 +41,13 @@ def test_valid_axes_match_numpy_with_type_check_off(axis, start):
     with using_config("type_check", False):
         y = rollaxis(x, axis, start)
     numpy.testing.assert_array_equal(y.array, numpy.rollaxis(x, axis, start))
+
+
+@pytest.mark.parametrize("first, second", [(0, 0), (2, 0), (-1, 1), (0, 3), (1, -3)])
+def test_a_hook_sees_chainers_gradient_node(first, second):
+    x = numpy.arange(24, dtype=numpy.float32).reshape(2, 3, 4)
+    gy = numpy.rollaxis(x * 2 - 5, first, second)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: rollaxis(x, first, second), (x,), gy)
+    assert labels == ["Rollaxis"]  # Chainer 7.8.1's: the inverse rollaxis
+    numpy.testing.assert_array_equal(plain[0], x * 2 - 5)
+    numpy.testing.assert_array_equal(hooked[0], plain[0])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
+import chainer_compat
 from chainer_compat import Variable, using_config
 from chainer_compat.functions.array.select_item import select_item
 from chainer_compat.utils import type_check
@@ -43,3 +45,19 @@ def test_batch_size_mismatch_is_rejected():
 def test_labels_out_of_range_are_rejected_in_debug_mode():
     with using_config("debug", True), pytest.raises(ValueError, match="0 <= t < x.shape"):
         select_item(numpy.ones((2, 3)), numpy.array([0, 3], numpy.int32))
+
+
+def test_a_hook_sees_chainers_gradient_node():
+    x = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    t = numpy.array([1, 3, 0], numpy.int32)
+    gy = numpy.array([1.5, -2.0, 4.0], numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: select_item(x, t), (x,), gy)
+    assert labels == ["Assign"]  # Chainer 7.8.1's gradient node
+    expected = numpy.zeros((3, 4), numpy.float32)
+    expected[[0, 1, 2], t] = gy
+    numpy.testing.assert_array_equal(plain[0], expected)
+    numpy.testing.assert_array_equal(hooked[0], expected)
+    v = Variable(x)
+    gx, = chainer_compat.grad([select_item(v, t)], [v], [Variable(gy)],
+                              enable_double_backprop=True)
+    assert gx.creator.label == "Assign"

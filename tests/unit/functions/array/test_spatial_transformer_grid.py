@@ -8,7 +8,9 @@ import pathlib
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
+import chainer_compat
 from chainer_compat import gradient_check
 from chainer_compat.functions.array.spatial_transformer_grid import spatial_transformer_grid
 
@@ -60,3 +62,18 @@ def test_use_cudnn_raises_value_error_and_other_keywords_type_error():
         spatial_transformer_grid(theta, (2, 2), use_cudnn="always")
     with pytest.raises(TypeError, match="unexpected keyword"):
         spatial_transformer_grid(theta, (2, 2), scale=2)
+
+
+def test_backward_applies_no_function_as_chainers_old_style_function():
+    rng = numpy.random.default_rng(29)
+    theta = rng.standard_normal((2, 2, 3)).astype(numpy.float32)
+    gy = rng.standard_normal((2, 2, 4, 5)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda theta: spatial_transformer_grid(theta, (4, 5)), (theta,), gy)
+    assert labels == []  # Chainer 7.8.1's grid is an old-style Function
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    v = chainer_compat.Variable(theta)
+    recorded, = chainer_compat.grad([spatial_transformer_grid(v, (4, 5))], [v],
+                                    [chainer_compat.Variable(gy)], enable_double_backprop=True)
+    assert recorded.creator.label == "SpatialTransformerGridGrad"
+    numpy.testing.assert_array_equal(recorded.array, plain[0])

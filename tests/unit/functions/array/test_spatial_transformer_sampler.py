@@ -9,6 +9,7 @@ import pathlib
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable, grad, gradient_check
 from chainer_compat.functions.array.spatial_transformer_sampler import spatial_transformer_sampler
@@ -94,3 +95,21 @@ def test_mismatched_grid_raises_invalid_type():
     with pytest.raises(type_check.InvalidType, match="grid"):
         spatial_transformer_sampler(numpy.zeros((2, 1, 3, 3), numpy.float32),
                                     numpy.zeros((2, 2, 2, 2), numpy.float64))
+
+
+def test_backward_applies_no_function_as_chainers_old_style_function():
+    # Chainer 7.8.1's sampler computes its gradients on arrays; ours do the same unless double
+    # backprop records a graph (NOTE [old-style gradients]).
+    rng = numpy.random.default_rng(28)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(numpy.float32)
+    grid = rng.uniform(-1.3, 1.3, (2, 2, 4, 3)).astype(numpy.float32)
+    gy = rng.standard_normal((2, 3, 4, 3)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(spatial_transformer_sampler, (x, grid), gy)
+    assert labels == []
+    variables = (Variable(x), Variable(grid))
+    recorded = grad([spatial_transformer_sampler(*variables)], list(variables), [Variable(gy)],
+                    enable_double_backprop=True)
+    for gradient, under_hook, through_functions in zip(plain, hooked, recorded):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+        assert through_functions.creator is not None
+        numpy.testing.assert_allclose(through_functions.array, gradient, rtol=1e-5, atol=1e-5)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.loss.contrastive import contrastive
@@ -54,6 +55,27 @@ def test_backward_and_double_backward_match_numerical(xp, reduce):
 
     gradient_check.check_backward(f, (x0, x1), gy)
     gradient_check.check_double_backward(f, (x0, x1), gy, grad_grads)
+
+
+@pytest.mark.parametrize("reduce, first", [("mean", "_ * 0.25"), ("no", "GetItem")])
+def test_a_hook_sees_chainers_gradient_nodes(reduce, first):
+    rng = numpy.random.default_rng(12)
+    x0, x1 = (rng.standard_normal((4, 3)).astype(numpy.float32) for _ in range(2))
+    x1[0] = x0[0]  # a zero distance: clamped before the division
+    labels = numpy.array([1, 0, 0, 1], numpy.int32)
+    gy = rng.standard_normal(() if reduce == "mean" else (4,)).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(
+        lambda x0, x1: contrastive(x0, x1, labels, margin=2, reduce=reduce), (x0, x1), gy)
+    # Chainer 7.8.1's sequence: per-pair factors are repeated over the units, the distance
+    # clamped by Maximum, the similar and the dissimilar terms added.
+    assert seen == [
+        "_ - _", "_ ** 2", "Sum", "sqrt", "2 - _", first, "BroadcastTo", "GetItem", "Repeat",
+        "Maximum", "_ * _", "_ * _", "GetItem", "Repeat", "Maximum", "_ * _", "_ * _", "_ / _",
+        "__neg__", "_ * _", "_ + _", "__neg__"]
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+    assert numpy.isfinite(plain[0]).all()
+    numpy.testing.assert_array_equal(plain[1], -plain[0])
 
 
 @pytest.mark.parametrize("margin", [0, -1.0])

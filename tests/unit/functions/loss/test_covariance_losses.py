@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
-from chainer_compat import gradient_check
+import chainer_compat
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.cross_covariance import cross_covariance
 from chainer_compat.functions.loss.decov import DeCov, decov
 from chainer_compat.utils import type_check
@@ -85,3 +87,42 @@ def test_decov_node_called_old_style_keeps_double_backprop(reduce):
     gradient_check.check_double_backward(
         lambda h: DeCov(reduce)(h), h, rng.normal(size=out_shape), rng.normal(size=h.shape),
         atol=1e-5, rtol=1e-4)
+
+
+_CENTERED = ["Mean", "Mean", "BroadcastTo", "_ - _", "BroadcastTo", "_ - _",
+             "_ * 0.16666666666666666"]
+
+
+@pytest.mark.parametrize("reduce, labels", [
+    # Chainer 7.8.1's sequences: both inputs centered, gy / N, then for half_squared_sum the
+    # covariance recomputed and one product per input, scaled after it.
+    ("half_squared_sum", _CENTERED + [
+        "Transpose", "MatMul", "_ * 0.16666666666666666", "Transpose", "MatMul", "BroadcastTo",
+        "_ * _", "MatMul", "BroadcastTo", "_ * _"]),
+    ("no", _CENTERED + ["Transpose", "MatMul", "MatMul"]),
+])
+def test_cross_covariance_hook_sees_chainers_gradient_nodes(reduce, labels):
+    rng = numpy.random.default_rng(20)
+    arrays = (rng.standard_normal((6, 4)).astype(numpy.float32),
+              rng.standard_normal((6, 3)).astype(numpy.float32))
+    gy = rng.standard_normal(() if reduce != "no" else (4, 3)).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(
+        lambda y, z: cross_covariance(y, z, reduce=reduce), arrays, gy)
+    assert seen == labels
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+
+
+@pytest.mark.parametrize("reduce", ["half_squared_sum", "no"])
+def test_decov_backward_applies_no_function_as_chainers_old_style_function(reduce):
+    rng = numpy.random.default_rng(21)
+    h = rng.standard_normal((6, 4)).astype(numpy.float32)
+    gy = rng.standard_normal(() if reduce != "no" else (4, 4)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(lambda h: decov(h, reduce=reduce), (h,), gy)
+    assert labels == []  # Chainer 7.8.1's DeCov computes its gradient on arrays
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    v = Variable(h)
+    recorded, = chainer_compat.grad([decov(v, reduce=reduce)], [v], [Variable(gy)],
+                                    enable_double_backprop=True)
+    assert recorded.creator is not None
+    numpy.testing.assert_allclose(recorded.array, plain[0], rtol=1e-5, atol=1e-6)

@@ -6,6 +6,7 @@ import itertools
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.loss.crf1d import argmax_crf1d, crf1d
@@ -110,3 +111,20 @@ def test_matches_numpy_on_gpu(cupy):
     numpy.testing.assert_allclose(cupy.asnumpy(loss.array), expected, rtol=1e-10)
     _, path = argmax_crf1d(cupy.asarray(cost), [cupy.asarray(x) for x in xs])
     assert all(isinstance(p, cupy.ndarray) for p in path)
+
+
+def test_a_hook_sees_chainers_functions_for_sequences_of_different_lengths():
+    rng = numpy.random.default_rng(33)
+    cost = rng.standard_normal((4, 4)).astype(numpy.float32)
+    xs = [rng.standard_normal((batch, 4)).astype(numpy.float32) for batch in (3, 2, 1)]
+    ys = [rng.integers(0, 4, len(x)).astype(numpy.int32) for x in xs]
+    with LabelRecorder() as recorder:
+        crf1d(cost, xs, ys)
+    step = ["SplitAxis", "SplitAxis", "SelectItem", "_ * 4", "_ + _", "EmbedIDFunction",
+            "Reshape", "_ + _", "_ + _"]
+    forward = ["SplitAxis", "GetItem", "Broadcast", "_ + _", "LogSumExp", "_ + _"]
+    # Chainer 7.8.1's sequence: finished sequences split off (their previous labels too,
+    # whose transition index is then computed on Variables), each step's two terms added
+    # before they join the score.
+    assert recorder.labels == (forward * 2 + ["Concat", "LogSumExp", "Reshape", "SelectItem"]
+                               + step * 2 + ["Concat", "_ - _", "Sum", "_ * 0.3333333333333333"])

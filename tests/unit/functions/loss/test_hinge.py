@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
-from chainer_compat import gradient_check
+import chainer_compat
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.hinge import hinge
 from chainer_compat.utils import type_check
 
@@ -70,3 +72,22 @@ def test_invalid_reduce_raises_value_error():
 def test_label_count_mismatch_raises_invalid_type():
     with pytest.raises(type_check.InvalidType, match=r"Hinge[\s\S]*x\.shape\[0\] == t\.shape"):
         hinge(numpy.zeros((2, 3), "f"), numpy.zeros(3, numpy.int32))
+
+
+@pytest.mark.parametrize("norm", ["L1", "L2"])
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_backward_applies_no_function_as_chainers_old_style_function(norm, reduce):
+    rng = numpy.random.default_rng(19)
+    x = rng.standard_normal((6, 5)).astype(numpy.float32)
+    t = numpy.array([0, 3, 1, 4, 2, 2], numpy.int32)
+    gy = rng.standard_normal(() if reduce == "mean" else (6, 5)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda x: hinge(x, t, norm=norm, reduce=reduce), (x,), gy)
+    assert labels == []  # Chainer 7.8.1's Hinge computes its gradient on arrays
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    # Recorded for double backprop (which Chainer cannot do), the same gradient as functions.
+    v = Variable(x)
+    recorded, = chainer_compat.grad([hinge(v, t, norm=norm, reduce=reduce)], [v],
+                                    [Variable(gy)], enable_double_backprop=True)
+    assert recorded.creator is not None
+    numpy.testing.assert_allclose(recorded.array, plain[0], rtol=1e-6, atol=1e-7)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.loss.huber_loss import huber_loss
@@ -55,6 +56,23 @@ def test_backward_and_double_backward_match_numerical(xp, reduce):
 
     gradient_check.check_backward(f, (x, t), gy)
     gradient_check.check_double_backward(f, (x, t), gy, grad_grads)
+
+
+@pytest.mark.parametrize("reduce, labels", [
+    # Chainer 7.8.1's sequences: the clipped difference is the slope.
+    ("sum_along_second_axis", ["_ - _", "Clip", "ExpandDims", "BroadcastTo", "_ * _", "__neg__"]),
+    ("no", ["_ - _", "Clip", "_ * _", "__neg__"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(reduce, labels):
+    rng = numpy.random.default_rng(4)
+    x, t = (rng.standard_normal((4, 3, 2)).astype(numpy.float32) * 2 for _ in range(2))
+    gy = rng.standard_normal((4, 2) if reduce != "no" else (4, 3, 2)).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(
+        lambda x, t: huber_loss(x, t, 1.0, reduce=reduce), (x, t), gy)
+    assert seen == labels
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+    numpy.testing.assert_array_equal(plain[1], -plain[0])
 
 
 def test_invalid_reduce_raises_value_error():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import gradient_check, variable
 from chainer_compat.functions.loss.triplet import triplet
@@ -60,6 +61,20 @@ def test_backward_and_double_backward_match_numerical(xp, reduce):
 
     gradient_check.check_backward(f, arrays, gy)
     gradient_check.check_double_backward(f, arrays, gy, grad_grads)
+
+
+@pytest.mark.parametrize("reduce, first", [("mean", "_ * 0.25"), ("no", "GetItem")])
+def test_a_hook_sees_chainers_gradient_nodes(reduce, first):
+    rng = numpy.random.default_rng(11)
+    arrays = [rng.standard_normal((4, 3)).astype(numpy.float32) for _ in range(3)]
+    gy = rng.standard_normal(() if reduce == "mean" else (4,)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda *xs: triplet(*xs, margin=2.0, reduce=reduce), arrays, gy)
+    # Chainer 7.8.1's sequence: the scale 2 * gy (per sample) * mask, then one gradient each.
+    assert labels == [first, "BroadcastTo", "_ * 2", "_ * _"] + ["_ - _", "_ * _"] * 3
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+    numpy.testing.assert_allclose(plain[0] + plain[1] + plain[2], 0, atol=1e-6)
 
 
 def test_non_positive_margin_raises_value_error():

@@ -7,8 +7,9 @@ import math
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder, gradients_under_a_hook
 
-from chainer_compat import gradient_check
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
 
 
@@ -81,3 +82,41 @@ def test_backward_and_double_backward_match_numerical(xp, name, function, refere
 def test_invalid_reduce_raises_value_error(name, function, reference, arity):
     with pytest.raises(ValueError, match=f"reduce of {name} must be 'sum', 'mean' or 'no'"):
         function(*_arrays(arity, numpy.float32), reduce="max")
+
+
+@pytest.mark.parametrize("mean_is_variable", [True, False])
+def test_gaussian_kl_divergence_applies_chainers_functions(mean_is_variable):
+    rng = numpy.random.default_rng(13)
+    mean, ln_var = (rng.standard_normal((4, 3)).astype(numpy.float32) for _ in range(2))
+    with LabelRecorder() as recorder:
+        gaussian_kl_divergence(Variable(mean) if mean_is_variable else mean, ln_var,
+                               reduce="mean")
+    # Chainer 7.8.1's sequence: exp before the square, which an array mean has no node for.
+    square = ["_ * _"] if mean_is_variable else []
+    assert recorder.labels == ["exp"] + square + ["_ + _", "_ - _", "_ + (-1)", "_ * 0.5",
+                                                  "Mean"]
+    plain, hooked, labels = gradients_under_a_hook(
+        gaussian_kl_divergence, (mean, ln_var), numpy.array(1.5, numpy.float32))
+    assert labels == ["BroadcastTo", "_ * 0.5", "__neg__", "_ * _", "_ * _", "_ + _", "_ * _",
+                      "_ + _"]
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+
+
+@pytest.mark.parametrize("variables, labels", [
+    # Chainer 7.8.1's sequences: the precision first; arrays are combined without nodes.
+    ((True, True, True), ["__neg__", "exp", "_ - _", "_ * _", "_ * _", "_ * (-0.5)",
+                          "_ + 1.8378770664093453", "_ * 0.5", "_ - _"]),
+    ((False, False, False), ["exp", "_ * _", "_ * (-0.5)", "_ - _"]),
+    ((False, True, False), ["exp", "_ - _", "_ * _", "_ * _", "_ * (-0.5)", "_ - _"]),
+])
+def test_gaussian_nll_applies_chainers_functions(variables, labels):
+    rng = numpy.random.default_rng(18)
+    arrays = [rng.standard_normal((2, 3)).astype(numpy.float32) for _ in range(3)]
+    inputs = [Variable(a) if wrap else a for a, wrap in zip(arrays, variables)]
+    with LabelRecorder() as recorder:
+        loss = gaussian_nll(*inputs, reduce="no")
+    assert recorder.labels == labels
+    x, mean, ln_var = (a.astype(numpy.float64) for a in arrays)
+    expected = 0.5 * (ln_var + math.log(2 * math.pi)) + 0.5 * (x - mean) ** 2 * numpy.exp(-ln_var)
+    numpy.testing.assert_allclose(loss.array, expected, rtol=1e-5)

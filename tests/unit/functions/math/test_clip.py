@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
+import chainer_compat
 from chainer_compat import Variable
 from chainer_compat.functions.math.clip import Clip, clip
 from chainer_compat.utils import type_check
@@ -38,6 +40,19 @@ def test_gradient_is_one_on_the_edges_and_zero_outside():
     y.grad = numpy.ones(5, numpy.float32)
     y.backward()
     numpy.testing.assert_array_equal(x.grad, [0.0, 1.0, 1.0, 1.0, 0.0])
+
+
+def test_a_hook_sees_chainers_gradient_node():
+    x = numpy.array([-2.0, -1.0, 0.5, 1.0, 3.0], numpy.float32)
+    gy = numpy.array([1.0, 2.0, 3.0, 4.0, 5.0], numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: clip(x, -1.0, 1.0), (x,), gy)
+    assert labels == ["ClipGrad"]  # Chainer 7.8.1's
+    numpy.testing.assert_array_equal(plain[0], [0.0, 2.0, 3.0, 4.0, 0.0])
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    v = Variable(x)
+    gx, = chainer_compat.grad([clip(v, -1.0, 1.0)], [v], [Variable(gy)],
+                              enable_double_backprop=True)
+    assert gx.creator.label == "ClipGrad"
 
 
 def test_numpy_scalar_bounds_keep_the_input_dtype():

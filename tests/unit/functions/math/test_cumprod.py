@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat.functions.math.cumprod import Cumprod, cumprod
 from chainer_compat.utils import type_check
@@ -48,3 +49,16 @@ def test_argument_and_type_errors():
         Cumprod(axis=(0,))
     with pytest.raises(type_check.InvalidType, match=r"x\.dtype\.kind"):
         cumprod(numpy.arange(3))
+
+
+def test_a_hook_sees_chainers_gradient_nodes():
+    x = numpy.array([[1.5, -2.0, 0.0, 3.0], [0.5, 4.0, -1.0, 2.0]], numpy.float32)
+    gy = numpy.ones_like(x)
+    plain, hooked, labels = gradients_under_a_hook(lambda x: cumprod(x, axis=1), (x,), gy)
+    # Chainer 7.8.1's sequence: a cumulative product-sum run from the end, scaled by the
+    # earlier products.
+    assert labels == ["SplitAxis", "Flip", "Flip", "Cumprodsum", "Flip", "SplitAxis", "Concat",
+                      "_ * _"]
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    # d/dx0 of x0 + x0 x1 + x0 x1 x2 + ... for the first row.
+    numpy.testing.assert_array_equal(plain[0][0, 0], 1 - 2.0)

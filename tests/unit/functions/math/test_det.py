@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 import chainer_compat
 from chainer_compat.functions.math.det import batch_det, det
@@ -53,3 +54,23 @@ def test_gradient_is_determinant_times_inverse_transpose():
 def test_type_check(func, a, expect):
     with pytest.raises(type_check.InvalidType, match=expect):
         func(a)
+
+
+@pytest.mark.parametrize("function, shape, labels", [
+    # Chainer 7.8.1's: gy and the determinant each broadcast over the transposed inverse.
+    (batch_det, (2, 3, 3), ["Transpose", "BatchInv", "GetItem", "BroadcastTo", "GetItem",
+                            "BroadcastTo", "_ * _", "_ * _"]),
+    (det, (3, 3), ["Reshape", "Transpose", "BatchInv", "GetItem", "BroadcastTo", "GetItem",
+                   "BroadcastTo", "_ * _", "_ * _", "Reshape"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(function, shape, labels):
+    rng = numpy.random.default_rng(23)
+    a = (rng.standard_normal(shape) + 3 * numpy.eye(3)).astype(numpy.float32)
+    gy = rng.standard_normal(shape[:-2]).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(function, (a,), gy)
+    assert seen == labels
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    a64 = a.astype(numpy.float64)
+    expected = (numpy.asarray(gy)[..., None, None] * numpy.linalg.det(a64)[..., None, None]
+                * numpy.swapaxes(numpy.linalg.inv(a64), -1, -2))
+    numpy.testing.assert_allclose(plain[0], expected, rtol=1e-4, atol=1e-5)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder, gradients_under_a_hook
 
+import chainer_compat
+from chainer_compat import Variable
 from chainer_compat.functions.math.einsum import EinSum, einsum
 from chainer_compat.utils import type_check
 
@@ -112,3 +115,39 @@ def test_type_check_rejects_integer_inputs():
 def test_node_keeps_chainers_attribute_names():
     node = EinSum("ij,jk", "ik")
     assert (node.in_subs, node.out_sub) == ("ij,jk", "ik")
+
+
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("iij,jk->ik", [(3, 3, 2), (2, 4)]), ("ij->i", [(2, 3)])])
+def test_a_hook_sees_chainers_gradient_nodes(subscripts, shapes):
+    rng = numpy.random.default_rng(9)
+    arrays = [rng.standard_normal(shape).astype(numpy.float32) for shape in shapes]
+    gy = rng.standard_normal(einsum(subscripts, *arrays).shape).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda *xs: einsum(subscripts, *xs), arrays, gy)
+    # Chainer 7.8.1's sequence: one DiagEinSum per input.
+    assert labels == ["DiagEinSum"] * len(shapes)
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+
+
+def test_gradient_fills_a_diagonal_and_broadcasts_as_numpy_would():
+    x = Variable(numpy.arange(18.0).reshape(3, 3, 2))
+    y = einsum("iij->j", x)
+    y.grad = numpy.array([1.0, 2.0])
+    y.backward()
+    numpy.testing.assert_array_equal(
+        x.grad, numpy.eye(3)[:, :, None] * numpy.array([1.0, 2.0]))
+
+
+def test_second_order_gradients_pass_through_diag_einsum():
+    rng = numpy.random.default_rng(10)
+    a, b = (Variable(rng.standard_normal(shape)) for shape in ((2, 3), (3, 4)))
+    ga, = chainer_compat.grad([einsum("ij,jk->ik", a, b)], [a], enable_double_backprop=True)
+    assert ga.creator.label == "DiagEinSum"
+    with LabelRecorder() as recorder:
+        gb, = chainer_compat.grad([ga * ga], [b])
+    assert recorder.labels[-1] == "DiagEinSum" and recorder.labels.count("DiagEinSum") == 1
+    # ga[i, j] is the sum of b's row j (the output gradient is ones).
+    expected = numpy.repeat(2 * ga.array.sum(axis=0)[:, None], 4, axis=1)
+    numpy.testing.assert_allclose(gb.array, expected, rtol=1e-12)

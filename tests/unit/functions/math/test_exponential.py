@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable
 from chainer_compat.functions.math import exponential
@@ -61,3 +62,14 @@ def test_classes_live_at_chainers_module_path():
     for name in ("Exp", "Log", "Log2", "Log10"):
         cls = getattr(exponential, name)
         assert cls.__module__ == "chainer_compat.functions.math.exponential"
+
+
+@pytest.mark.parametrize("name, scale", [("log2", "1.4426950408889634"),
+                                         ("log10", "0.43429448190325176")])
+def test_a_hook_sees_chainers_gradient_nodes(name, scale):
+    x = numpy.array([0.3, 1.7, 2.9, 11.0], numpy.float32)
+    gy = numpy.array([1.0, -2.0, 0.5, 3.0], numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(getattr(exponential, name), (x,), gy)
+    assert labels == ["_ / _", "_ * " + scale]  # Chainer 7.8.1's: divided, then scaled
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    numpy.testing.assert_array_equal(plain[0], gy / x * numpy.float32(float(scale)))

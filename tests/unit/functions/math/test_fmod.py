@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat.functions.math.fmod import Fmod, fmod
 from chainer_compat.utils import type_check
@@ -45,3 +46,15 @@ def test_type_errors():
         fmod(numpy.arange(3), numpy.arange(3))
     with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
         fmod(x, numpy.ones(4, numpy.float32))
+
+
+def test_a_hook_sees_chainers_gradient_nodes():
+    x = numpy.array([5.5, -5.5, 2.0, 0.3], numpy.float32)
+    divisor = numpy.array([2.0, 2.0, -0.75, 1.0], numpy.float32)
+    gy = numpy.array([1.0, 2.0, 3.0, 4.0], numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(fmod, (x, divisor), gy)
+    # Chainer 7.8.1's sequence: the truncated quotient (fix, no node), negated, times gy.
+    assert labels == ["_ / _", "__neg__", "_ * _"]
+    numpy.testing.assert_array_equal(plain[1], [-2.0, 4.0, 6.0, 0.0])
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)

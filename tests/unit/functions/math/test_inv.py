@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat.functions.math.inv import batch_inv, inv
 from chainer_compat.utils import type_check
@@ -51,3 +52,19 @@ def test_singular_matrices_raise_value_error(func, a):
 def test_type_check(func, a, expect):
     with pytest.raises(type_check.InvalidType, match=expect):
         func(a)
+
+
+@pytest.mark.parametrize("function, shape, labels", [
+    # Chainer 7.8.1's: Inv transposes its output as a node, BatchInv inside its products.
+    (inv, (3, 3), ["Transpose", "__neg__", "MatMul", "MatMul"]),
+    (batch_inv, (2, 3, 3), ["__neg__", "MatMul", "MatMul"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(function, shape, labels):
+    rng = numpy.random.default_rng(22)
+    a = (rng.standard_normal(shape) + 3 * numpy.eye(shape[-1])).astype(numpy.float32)
+    gy = rng.standard_normal(shape).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(function, (a,), gy)
+    assert seen == labels
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+    inverse_t = numpy.swapaxes(numpy.linalg.inv(a.astype(numpy.float64)), -1, -2)
+    numpy.testing.assert_allclose(plain[0], -inverse_t @ gy @ inverse_t, rtol=1e-4, atol=1e-5)

@@ -6,6 +6,7 @@ import warnings
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable
 from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
@@ -139,3 +140,27 @@ def test_batch_matmul_checks_dtype_ndim_and_lengths():
         BatchMatMul().apply((numpy.zeros((2, 3, 4, 1), numpy.float32), a))
     with pytest.raises(type_check.InvalidType, match=r"==.*b\.shape\[1\]"):
         BatchMatMul().apply((a, numpy.zeros((2, 5, 4), numpy.float32)))
+
+
+@pytest.mark.parametrize("a_shape, b_shape, labels", [
+    # Chainer 7.8.1's sequences: a tensordot with the matrix for the vector, a broadcast
+    # outer product for the matrix.
+    ((5,), (5,), ["_ * _", "_ * _"]),
+    ((5,), (5, 3), ["Rollaxis", "TensorDot", "ExpandDims", "_ * _"]),
+    ((4, 5), (5,), ["ExpandDims", "_ * _", "Rollaxis", "TensorDot"]),
+    ((4, 5), (5, 3), ["MatMul", "MatMul"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(a_shape, b_shape, labels):
+    rng = numpy.random.default_rng(32)
+    a = rng.standard_normal(a_shape).astype(numpy.float32)
+    b = rng.standard_normal(b_shape).astype(numpy.float32)
+    gy = numpy.asarray(rng.standard_normal(numpy.matmul(a, b).shape), numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(matmul, (a, b), gy)
+    assert seen == labels
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+    a64, b64, gy64 = (v.astype(numpy.float64) for v in (a, b, gy))
+    expected_ga = (numpy.outer(gy64, b64) if a.ndim == 2 and b.ndim == 1
+                   else gy64 * b64 if a.ndim == 1 and b.ndim == 1
+                   else numpy.matmul(gy64, numpy.swapaxes(b64, -1, -2)))
+    numpy.testing.assert_allclose(plain[0], expected_ga, rtol=1e-5, atol=1e-5)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
+import chainer_compat
 from chainer_compat import Variable
 from chainer_compat.functions.math.maximum import Maximum, maximum
 from chainer_compat.functions.math.minimum import Minimum, minimum
@@ -42,6 +44,31 @@ def test_tie_sends_the_whole_gradient_to_the_first_input(name):
     y.backward()
     numpy.testing.assert_array_equal(x1.grad, [3.0, 4.0])
     numpy.testing.assert_array_equal(x2.grad, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("function, label", [(maximum, "MaximumGrad"), (minimum, "MinimumGrad")])
+@pytest.mark.parametrize("x2_shape", [(3, 4), (1, 4)])
+def test_a_hook_sees_chainers_gradient_node(function, label, x2_shape):
+    rng = numpy.random.default_rng(14)
+    arrays = (rng.standard_normal((3, 4)).astype(numpy.float32),
+              rng.standard_normal(x2_shape).astype(numpy.float32))
+    gy = rng.standard_normal((3, 4)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(function, arrays, gy)
+    assert labels == [label]  # Chainer 7.8.1's
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
+    numpy.testing.assert_allclose(plain[0].sum() + plain[1].sum(), gy.sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("function", [maximum, minimum])
+def test_second_order_through_the_gradient_node(function):
+    rng = numpy.random.default_rng(15)
+    x1, x2 = Variable(rng.standard_normal((3, 4))), Variable(rng.standard_normal((1, 4)))
+    gx1, = chainer_compat.grad([function(x1, x2) * x1], [x1], enable_double_backprop=True)
+    ggx1, = chainer_compat.grad([gx1], [x1])
+    picked = (x1.array >= x2.array) if function is maximum else (x1.array <= x2.array)
+    # d/dx1 of (picked ? x1 : x2) * x1 is picked * 2 * x1 + (not picked) * x2; again: 2 picked.
+    numpy.testing.assert_array_equal(ggx1.array, 2.0 * picked)
 
 
 @pytest.mark.parametrize("cls", [Maximum, Minimum])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable
 from chainer_compat.functions.math import minmax
@@ -73,3 +74,17 @@ def test_argument_and_type_errors():
         minmax.argmax(numpy.arange(3))
     with pytest.raises(type_check.InvalidType, match=r"x\.dtype\.kind"):
         minmax.min(numpy.arange(3))
+
+
+@pytest.mark.parametrize("function", [minmax.max, minmax.min])
+@pytest.mark.parametrize("axis, keepdims", [(1, False), ((0, 2), True), (None, False)])
+def test_a_hook_sees_chainers_gradient_nodes(function, axis, keepdims):
+    rng = numpy.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 5)).astype(numpy.float32)
+    gy = rng.standard_normal(function(x, axis=axis, keepdims=keepdims).shape).astype(
+        numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda x: function(x, axis=axis, keepdims=keepdims), (x,), gy)
+    # Chainer 7.8.1's sequence: gy and y are each reshaped, even to their own shape.
+    assert labels == ["Reshape", "Reshape", "BroadcastTo", "_ * _"]
+    numpy.testing.assert_array_equal(plain[0], hooked[0])

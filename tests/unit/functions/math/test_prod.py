@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable
 from chainer_compat.functions.math.prod import Prod, prod
@@ -62,3 +63,23 @@ def test_argument_and_type_errors():
         prod(x, axis="0")
     with pytest.raises(type_check.InvalidType, match=r"x\.dtype\.kind"):
         prod(numpy.arange(3))
+
+
+@pytest.mark.parametrize("axis, labels", [
+    # Chainer 7.8.1's sequences: the products before and after each position as shifted
+    # cumulative products; gy regains the reduced axes by ExpandDims.
+    (1, ["ExpandDims", "Transpose", "Concat", "SplitAxis", "Cumprod", "Flip", "Concat",
+         "SplitAxis", "Cumprod", "Flip", "_ * _", "Transpose", "_ * _"]),
+    (None, ["ExpandDims", "ExpandDims", "Transpose", "Reshape", "Concat", "SplitAxis",
+            "Cumprod", "Flip", "Concat", "SplitAxis", "Cumprod", "Flip", "_ * _", "Reshape",
+            "Transpose", "_ * _"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(axis, labels):
+    x = numpy.array([[1.5, -2.0, 0.0, 3.0], [0.5, 4.0, -1.0, 2.0]], numpy.float32)
+    gy = numpy.asarray(numpy.linspace(1, 2, x.prod(axis=axis).size).reshape(
+        x.prod(axis=axis).shape), numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(lambda x: prod(x, axis=axis), (x,), gy)
+    assert seen == labels
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    if axis == 1:
+        numpy.testing.assert_array_equal(plain[0][0], [0.0, 0.0, -9.0 * gy[0], 0.0])

@@ -10,6 +10,7 @@ import warnings
 import numpy
 import pytest
 import scipy.special
+from gradient_paths import gradients_under_a_hook
 
 import chainer_compat
 from chainer_compat import warnings as compat_warnings
@@ -149,3 +150,23 @@ def test_missing_scipy_falls_back_to_python_math_with_a_warning(name, without_sc
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         func(x)  # the fallback is found once, so it warns once
+
+
+@pytest.mark.parametrize("function, labels", [
+    # Chainer 7.8.1's sequences.
+    (erf.erf, ["_ ** 2", "__neg__", "exp", "_ * 1.1283791670955126", "_ * _"]),
+    (erfc.erfc, ["_ ** 2", "__neg__", "exp", "_ * (-1.1283791670955126)", "_ * _"]),
+    (ndtr.ndtr, ["_ ** 2", "_ * (-0.5)", "exp", "_ * 0.3989422804014327", "_ * _"]),
+    (erfinv.erfinv, ["_ ** 2", "exp", "_ * 0.8862269254527579", "_ * _"]),
+    (ndtri.ndtri, ["_ ** 2", "_ * 0.5", "exp", "_ * 2.5066282746310002", "_ * _"]),
+    (log_ndtr.log_ndtr, ["__neg__", "_ * 0.7071067811865475", "erfcx", "0.7978845608028654 / _",
+                "_ * _"]),
+    (lambda x: polygamma.polygamma(numpy.ones(4, numpy.int32), x), ["_ + 1", "polygamma", "_ * _"]),
+    (erfcx.erfcx, ["_ * _", "_ + (-0.5641895835477563)", "_ * 2", "_ * _"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(function, labels):
+    x = numpy.array([0.1, 0.35, 0.6, 0.85], numpy.float32)
+    gy = numpy.array([1.0, -2.0, 0.5, 3.0], numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(function, (x,), gy)
+    assert seen == labels
+    numpy.testing.assert_array_equal(plain[0], hooked[0])

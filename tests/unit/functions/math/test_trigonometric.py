@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat.functions.math import trigonometric
 from chainer_compat.utils import type_check
@@ -50,3 +51,29 @@ def test_arctan2_values_and_gradients(shapes, dtype, xp, uniform, check_function
 def test_arctan2_rejects_shapes_that_do_not_broadcast():
     with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
         trigonometric.arctan2(numpy.zeros((2, 3), numpy.float32), numpy.ones(4, numpy.float32))
+
+
+@pytest.mark.parametrize("name, labels", [
+    # Chainer 7.8.1's: one gradient node each, except tan, composed of functions.
+    ("sin", ["SinGrad"]), ("cos", ["CosGrad"]), ("tan", ["cos", "square", "_ / _"]),
+    ("arcsin", ["ArcsinGrad"]), ("arccos", ["ArccosGrad"]), ("arctan", ["ArctanGrad"]),
+])
+def test_a_hook_sees_chainers_gradient_nodes(name, labels):
+    rng = numpy.random.default_rng(16)
+    x = rng.uniform(-0.9, 0.9, (3, 4)).astype(numpy.float32)
+    gy = rng.standard_normal((3, 4)).astype(numpy.float32)
+    plain, hooked, seen = gradients_under_a_hook(getattr(trigonometric, name), (x,), gy)
+    assert seen == labels
+    numpy.testing.assert_array_equal(plain[0], hooked[0])
+
+
+def test_arctan2_applies_one_gradient_node():
+    rng = numpy.random.default_rng(17)
+    arrays = (rng.standard_normal((3, 4)).astype(numpy.float32),
+              rng.standard_normal((1, 4)).astype(numpy.float32))
+    gy = rng.standard_normal((3, 4)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(trigonometric.arctan2, arrays, gy)
+    assert labels == ["Arctan2Grad"]  # Chainer 7.8.1's
+    assert [g.shape for g in plain] == [(3, 4), (1, 4)]
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)

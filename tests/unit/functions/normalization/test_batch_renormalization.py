@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
-from chainer_compat import gradient_check
+import chainer_compat
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.normalization.batch_normalization import batch_normalization
 from chainer_compat.functions.normalization.batch_renormalization import (
     BatchRenormalizationFunction,
@@ -64,3 +66,52 @@ def test_function_class_records_its_corrections_and_needs_the_statistics():
     numpy.testing.assert_allclose(node.d, expected_d)
     with pytest.raises(TypeError, match="running_mean is required"):
         BatchRenormalizationFunction(var=var)(x, gamma, beta)
+
+
+def _renormalize(x, gamma, beta):
+    return batch_renormalization(x, gamma, beta, 1.5, 0.3, running_mean=numpy.full(3, 0.2),
+                                 running_var=numpy.full(3, 0.5))
+
+
+def test_backward_applies_no_function_as_chainers_old_style_function():
+    rng = numpy.random.default_rng(4)
+    inputs = [Variable(rng.standard_normal(shape).astype(numpy.float32))
+              for shape in ((5, 3, 2), (3,), (3,))]
+    gy = rng.standard_normal((5, 3, 2)).astype(numpy.float32)
+    y = _renormalize(*inputs)
+    assert y.creator.label == "BatchRenormalizationFunction"
+    y.grad = gy
+    y.backward()
+    plain = [v.grad.copy() for v in inputs]
+    for v in inputs:
+        v.cleargrad()
+
+    class Recorder(LabelRecorder):
+        def __init__(self):
+            super().__init__()
+            self.backward_labels = []
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.backward_labels.append(function.label)
+
+    recorder = Recorder()
+    y.grad = gy
+    with recorder:
+        y.backward()
+    # Chainer 7.8.1: the hook sees the Function's backward, which applies nothing.
+    assert recorder.labels == [] and recorder.backward_labels == [
+        "BatchRenormalizationFunction"]
+    for value, v in zip(plain, inputs):
+        numpy.testing.assert_array_equal(v.grad, value)
+        assert v.grad.dtype == numpy.float32
+
+
+def test_gradients_recorded_for_double_backprop_equal_the_plain_ones():
+    rng = numpy.random.default_rng(5)
+    x, gamma, beta = (Variable(rng.standard_normal(shape)) for shape in ((6, 3), (3,), (3,)))
+    plain = chainer_compat.grad([_renormalize(x, gamma, beta) ** 2], [x, gamma, beta])
+    recorded = chainer_compat.grad([_renormalize(x, gamma, beta) ** 2], [x, gamma, beta],
+                                   enable_double_backprop=True)
+    assert all(g.creator is not None for g in recorded)
+    for expected, gradient in zip(plain, recorded):
+        numpy.testing.assert_allclose(gradient.array, expected.array, rtol=1e-12, atol=1e-14)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.normalization.group_normalization import group_normalization
@@ -55,6 +56,38 @@ def test_gradients_of_first_and_second_order():
     gradient_check.check_double_backward(
         function, (x, gamma, beta), gy,
         (rng.standard_normal(x.shape), rng.standard_normal(6), rng.standard_normal(6)))
+
+
+def test_second_order_gradient_of_x_alone():
+    # Compat: Chainer's _ScaleShiftGrad fails here, as gamma's and beta's gradients are not
+    # differentiated again; ours treats their missing gradients as zero.
+    rng = numpy.random.default_rng(3)
+    gamma, beta = rng.uniform(0.5, 1.5, 4), rng.standard_normal(4)
+
+    def function(x):
+        return group_normalization(x, 2, gamma, beta, eps=1e-2)
+
+    x = rng.standard_normal((3, 4, 2))
+    gradient_check.check_double_backward(
+        function, x, rng.standard_normal(x.shape), rng.standard_normal(x.shape))
+
+
+@pytest.mark.parametrize("x_dtype, parameter_dtype, casts", [
+    (numpy.float32, numpy.float32, []), (numpy.float16, numpy.float32, ["Cast"])])
+def test_a_hook_sees_chainers_gradient_nodes(x_dtype, parameter_dtype, casts):
+    rng = numpy.random.default_rng(4)
+    arrays = [rng.standard_normal((3, 4, 5)).astype(x_dtype)] + [
+        rng.standard_normal(4).astype(parameter_dtype) for _ in range(2)]
+    gy = rng.standard_normal((3, 4, 5)).astype(x_dtype)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda x, gamma, beta: group_normalization(x, 2, gamma, beta), arrays, gy)
+    # Chainer 7.8.1's sequence: its three gradient nodes between two Reshapes, x and gy cast
+    # to the parameters' dtype and the gradient back to x's.
+    assert labels == (["Reshape"] + casts + ["_XHat"] + casts
+                      + ["_ScaleShiftGrad", "_XHatGrad", "Reshape"] + casts)
+    assert [g.dtype for g in plain] == [x_dtype, parameter_dtype, parameter_dtype]
+    for gradient, under_hook in zip(plain, hooked):
+        numpy.testing.assert_array_equal(gradient, under_hook)
 
 
 def test_channel_count_not_divisible_by_groups_names_both():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
 import chainer_compat
 from chainer_compat import gradient_check
@@ -48,6 +49,32 @@ def test_zero_row_has_finite_gradient():
     assert numpy.isfinite(x.grad).all()
     # At x = 0 the map is x / eps near zero: its gradient is 1 / eps.
     numpy.testing.assert_allclose(x.grad[0], [2.0, 2.0])
+
+
+def test_a_hook_sees_chainers_gradient_nodes():
+    rng = numpy.random.default_rng(2)
+    x = chainer_compat.Variable(rng.standard_normal((3, 4)).astype(numpy.float32))
+    y = normalize(x)
+    plain_gy = rng.standard_normal((3, 4)).astype(numpy.float32)
+    y.grad = plain_gy
+    y.backward()
+    plain = x.grad.copy()
+    x.cleargrad()
+    y.grad = plain_gy
+    with LabelRecorder() as recorder:
+        y.backward()
+    # Chainer 7.8.1's sequence: the projection is divided only where the norm is not zero.
+    assert recorder.labels == [
+        "square", "Sum", "sqrt", "_ + 1e-05", "_ * _", "Sum", "GetItem", "GetItem", "_ / _",
+        "_SetItemZero", "_ * _", "_ * _", "_ - _", "_ ** 2", "_ / _"]
+    numpy.testing.assert_array_equal(x.grad, plain)
+
+
+def test_zero_dimensional_input_over_all_axes():
+    x = numpy.array(-2.0)
+    y = normalize(x, eps=0.0, axis=None)
+    assert y.shape == () and y.array == -1.0
+    gradient_check.check_backward(lambda x: normalize(x, axis=None), x, numpy.array(1.5))
 
 
 def test_integer_input_raises_invalid_type():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import assert_same_gradient, both_ways
 
-from chainer_compat import gradient_check
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.normalization.layer_normalization import layer_normalization
 from chainer_compat.utils import type_check
 
@@ -44,6 +45,30 @@ def test_backward_and_double_backward_match_numerical(xp):
     gradient_check.check_backward(layer_normalization, (x, gamma, beta), gy)
     gradient_check.check_double_backward(layer_normalization, (x, gamma, beta), gy,
                                          grad_grads)
+
+
+def test_a_hook_sees_chainers_gradient_nodes_and_the_same_gradients():
+    rng = numpy.random.default_rng(3)
+    arrays = [rng.standard_normal(shape).astype(numpy.float32) for shape in ((4, 8), (8,), (8,))]
+    gy = rng.standard_normal((4, 8)).astype(numpy.float32)
+
+    def run_backward(backward_context):
+        inputs = [Variable(array.copy()) for array in arrays]
+        y = layer_normalization(*inputs)
+        y.grad = gy.copy()
+        with backward_context:
+            y.backward()
+        return [v.grad_var for v in inputs]
+
+    direct, through_nodes, labels = both_ways(run_backward)
+    # Chainer 7.8.1's sequence: beta's and gamma's gradients first, ``var + eps`` twice.
+    assert labels == [
+        "Mean", "_ - _", "square", "Mean", "_ + 1e-05", "sqrt", "1.0 / _", "_ * _", "Sum",
+        "_ * _", "Sum", "_ * _", "_ * _", "Sum", "_ * _", "_ + 1e-05", "(-1.0) / _", "_ * _",
+        "_ * 0.5", "_ * _", "_ * 0.125", "_ * 2", "_ * _", "_ + _", "Sum", "_ * (-1.0)",
+        "_ * 0.125", "_ + _"]
+    for gradient, through_node in zip(direct, through_nodes):
+        assert_same_gradient(gradient, through_node)
 
 
 def test_three_dimensional_input_raises_invalid_type():

@@ -8,7 +8,9 @@ import pathlib
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
+import chainer_compat
 from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.pooling.roi_max_pooling_2d import ROIMaxPooling2D, roi_max_pooling_2d
 
@@ -97,3 +99,25 @@ def test_bad_arguments_raise_type_error_naming_them(outsize, scale, message):
     with pytest.raises(TypeError, match=message):
         roi_max_pooling_2d(_image(numpy.float32), BOXES.astype(numpy.float32), BATCHES, outsize,
                            scale)
+
+
+@pytest.mark.parametrize("name", ["roi_max_pooling_2d", "roi_average_pooling_2d",
+                                  "roi_max_align_2d", "roi_average_align_2d"])
+def test_backward_applies_no_function_as_chainers_old_style_function(name):
+    # Chainer 7.8.1's four ROI Functions compute their gradients on arrays; ours do the same
+    # unless double backprop records a graph (NOTE [old-style gradients]).
+    rng = numpy.random.default_rng(27)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(numpy.float32)
+    rois = numpy.array([[0, 0, 3, 3], [1, 0.5, 4.5, 3.5]], numpy.float32)
+    roi_indices = numpy.array([0, 1], numpy.int32)
+    function = getattr(chainer_compat.functions, name)
+    gy = rng.standard_normal((2, 3, 2, 2)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda x: function(x, rois, roi_indices, 2, 1.0), (x,), gy)
+    assert labels == []
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    v = Variable(x)
+    recorded, = chainer_compat.grad([function(v, rois, roi_indices, 2, 1.0)], [v],
+                                    [Variable(gy)], enable_double_backprop=True)
+    assert recorded.creator is not None
+    numpy.testing.assert_allclose(recorded.array, plain[0], rtol=1e-6, atol=1e-7)

@@ -8,6 +8,7 @@ import pathlib
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.pooling.roi_pooling_2d import ROIPooling2D, roi_pooling_2d
@@ -101,3 +102,15 @@ def test_gradients_match_numerical_of_first_and_second_order():
 def test_rois_of_another_dtype_raise_invalid_type():
     with pytest.raises(type_check.InvalidType, match="dtype"):
         roi_pooling_2d(_image(numpy.float32), _rois(numpy.float64), 2, 2, 1.0)
+
+
+def test_a_hook_sees_chainers_gradient_node():
+    rng = numpy.random.default_rng(26)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(numpy.float32)
+    rois = numpy.array([[0, 0, 0, 3, 3], [1, 1, 0.5, 4.5, 3.5]], numpy.float32)
+    gy = rng.standard_normal((2, 3, 2, 2)).astype(numpy.float32)
+    plain, hooked, labels = gradients_under_a_hook(
+        lambda x: roi_pooling_2d(x, rois, 2, 2, 1.0), (x,), gy)
+    assert labels == ["ROIPooling2DGrad"]  # Chainer 7.8.1's
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    numpy.testing.assert_allclose(plain[0].sum(), gy.sum(), rtol=1e-5)

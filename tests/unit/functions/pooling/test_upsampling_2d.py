@@ -7,6 +7,7 @@ import itertools
 
 import numpy
 import pytest
+from gradient_paths import gradients_under_a_hook
 
 from chainer_compat import gradient_check
 from chainer_compat.functions.pooling.max_pooling_2d import max_pooling_2d
@@ -68,3 +69,22 @@ def test_errors():
         upsampling_2d(numpy.ones((1, 1, 2, 3)), indexes, 2)
     with pytest.raises(type_check.InvalidType):
         upsampling_2d(numpy.ones((1, 1, 2, 2)), indexes, 2, outsize=(9, 4))
+
+
+def test_a_hook_sees_chainers_gradient_node():
+    rng = numpy.random.default_rng(25)
+    pooled, indexes = max_pooling_2d(rng.standard_normal((2, 3, 5, 5)).astype(numpy.float32),
+                                     2, stride=2, return_indices=True)
+    x = pooled.array
+    gy = rng.standard_normal((2, 3, 5, 5)).astype(numpy.float32)
+
+    def upsample(x):
+        return upsampling_2d(x, indexes, 2, stride=2, outsize=(5, 5))
+
+    plain, hooked, labels = gradients_under_a_hook(upsample, (x,), gy)
+    assert labels == ["Upsampling2DGrad"]  # Chainer 7.8.1's
+    numpy.testing.assert_array_equal(hooked[0], plain[0])
+    # Each input entry gets the gradient of the one output entry it was copied to.
+    up = upsample(x).array
+    picked = numpy.where(up != 0, gy, 0).reshape(2, 3, 5, 5)
+    numpy.testing.assert_allclose(plain[0].sum(), picked.sum(), rtol=1e-5)

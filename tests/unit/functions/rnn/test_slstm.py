@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
 import chainer_compat
 from chainer_compat import Variable, gradient_check
@@ -125,3 +126,36 @@ def test_dtype_mismatch_is_rejected():
 
 def test_class_lives_at_chainers_module_path():
     assert SLSTM.__module__ == "chainer_compat.functions.rnn.slstm"
+
+
+def test_gradient_groups_its_products_as_chainer():
+    # Chainer 7.8.1 multiplies each gate's derivative, computed on its own, into the rest:
+    # (gc * tanh(a)) * (s * (1 - s)), which rounds differently from ((gc * tanh(a)) * s) * ...
+    rng = numpy.random.default_rng(31)
+    arrays = [rng.standard_normal(shape).astype(numpy.float32)
+              for shape in ((3, 4), (3, 4), (3, 16), (3, 16))]
+    inputs = [chainer_compat.Variable(a) for a in arrays]
+    c, h = chainer_compat.functions.slstm(*inputs)
+    gh = rng.standard_normal((3, 4)).astype(numpy.float32)
+    h.grad = gh
+    with LabelRecorder() as recorder:
+        h.backward()
+    assert recorder.labels == ["SLSTMGrad"]
+
+    def gates(x):
+        grouped = x.reshape(3, 4, 4)
+        return [grouped[:, :, k] for k in range(4)]
+
+    def logistic(x):
+        return numpy.tanh(x * numpy.float32(0.5)) * numpy.float32(0.5) + numpy.float32(0.5)
+
+    a1, i1, f1, o1 = gates(arrays[2])
+    o2 = gates(arrays[3])[3]
+    sig_o = logistic(o1 + o2)
+    tanh_c = numpy.tanh(c.array)
+    g_cell = gh * sig_o * (1 - tanh_c * tanh_c) + 0
+    sig_i = logistic(i1)
+    expected_gi = g_cell * numpy.tanh(a1) * (sig_i * (1 - sig_i))
+    expected_go = gh * tanh_c * (sig_o * (1 - sig_o))
+    numpy.testing.assert_array_equal(gates(inputs[2].grad)[1], expected_gi)
+    numpy.testing.assert_array_equal(gates(inputs[2].grad)[3], expected_go)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
+import chainer_compat
 from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.rnn.tree_lstm import tree_lstm
 from chainer_compat.utils import type_check
@@ -108,3 +110,31 @@ def test_float32_keeps_its_dtype():
     cells, x = _inputs(1)
     c, h = tree_lstm(cells[0].astype(numpy.float32), x.astype(numpy.float32))
     assert c.dtype == h.dtype == numpy.float32
+
+
+@pytest.mark.parametrize("children", [1, 2])
+def test_backward_applies_no_function_as_chainers_old_style_function(children):
+    # Chainer 7.8.1's TreeLSTM computes its gradients on arrays; ours do the same unless
+    # double backprop records a graph (NOTE [old-style gradients]).
+    rng = numpy.random.default_rng(30)
+    arrays = [rng.standard_normal((3, 4)).astype(numpy.float32) for _ in range(children)]
+    arrays.append(rng.standard_normal((3, 4 * (3 + children))).astype(numpy.float32))
+    grads = [rng.standard_normal((3, 4)).astype(numpy.float32) for _ in range(2)]
+
+    def run(record):
+        inputs = [chainer_compat.Variable(a.copy()) for a in arrays]
+        outputs = chainer_compat.functions.tree_lstm(*inputs)
+        recorder = LabelRecorder()
+        with recorder:
+            results = chainer_compat.grad(list(outputs), inputs,
+                                          [chainer_compat.Variable(g) for g in grads],
+                                          enable_double_backprop=record)
+        return results, recorder.labels
+
+    plain, labels = run(False)
+    assert labels == []
+    recorded, _ = run(True)
+    for gradient, through_functions in zip(plain, recorded):
+        assert gradient.creator is None and through_functions.creator is not None
+        numpy.testing.assert_allclose(through_functions.array, gradient.array, rtol=1e-5,
+                                      atol=1e-6)

@@ -444,7 +444,10 @@ class MulConstant(_Constant, _Unary):
         return (y if type(y) is _ndarray else utils.force_array(y, x.dtype)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        return self.value * grad_outputs[0],
+        # compat: the constant as written, as Chainer's node keeps it, so that the gradient's
+        # node is labelled alike ('_ * 2', not '_ * 2.0'); it is cast to gy's dtype again,
+        # from the cache (NOTE [constants cast once]): the same value.
+        return self._shown_value * grad_outputs[0],
 
 
 def mul(self: Variable, rhs: Any) -> Variable:

@@ -339,3 +339,29 @@ def test_cached_constants_stay_read_only_and_distinguish_signed_zeros():
     assert basic_math._constants
     for entry in basic_math._constants.values():
         assert not entry[3].flags.writeable
+
+
+@pytest.mark.parametrize("constant, label", [
+    (2, "_ * 2"), (1 / 3, "_ * 0.3333333333333333"), (numpy.float64(0.25), "_ * 0.25")])
+def test_the_gradient_node_of_a_constant_product_is_labelled_with_the_constant_as_written(
+        constant, label):
+    # As Chainer 7.8.1's MulConstant, whose backward multiplies by the constant it was given:
+    # a hook during double backprop sees '_ * 2', not the cast '_ * 2.0'; same values.
+    class Labels(C.FunctionHook):
+        name = "labels"
+
+        def __init__(self):
+            self.labels = []
+
+        def forward_preprocess(self, function, in_data):
+            self.labels.append(function.label)
+
+    x = Variable(numpy.array([1.0, -2.0], numpy.float32))
+    y = x * constant
+    y.grad = numpy.ones(2, numpy.float32)
+    hook = Labels()
+    with hook:
+        y.backward(enable_double_backprop=True)
+    assert hook.labels == [label]
+    assert x.grad.tobytes() == (numpy.ones(2, numpy.float32)
+                                * numpy.float32(constant)).tobytes()

@@ -1,5 +1,6 @@
 """connectionist_temporal_classification against brute-force enumeration of every alignment,
-gradients in float64, lengths, labels too long for their frames, float16, errors."""
+gradients in float64 (and the same bits with double backprop), lengths, labels too long for
+their frames, float16, the node Chainer records, errors."""
 
 from __future__ import annotations
 
@@ -93,6 +94,32 @@ def test_gradients_match_numerical_ones():
     gradient_check.check_double_backward(
         loss, inputs, rng.normal(size=3), tuple(rng.normal(size=f.shape) for f in inputs),
         dtype=numpy.float64, atol=1e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "no"])
+def test_gradient_bits_do_not_depend_on_double_backprop(reduce):
+    frames, labels = _problem(seed=8, n_frame=6)
+    frames = frames.astype(numpy.float32)
+    input_length = numpy.array([6, 5, 4], numpy.int32)
+    gradients = []
+    for double in (False, True):
+        xs = [Variable(frame) for frame in frames]
+        loss = ctc(xs, labels, BLANK, input_length, reduce=reduce)
+        loss.grad = numpy.linspace(0.5, 1.5, loss.size).astype(numpy.float32).reshape(loss.shape)
+        loss.backward(enable_double_backprop=double)
+        assert (xs[0].grad_var.creator is not None) == double
+        gradients.append(numpy.stack([x.grad for x in xs]))
+    assert gradients[0].tobytes() == gradients[1].tobytes()
+
+
+def test_loss_is_one_node_with_chainers_inputs():
+    frames, labels = _problem()
+    loss = ctc(list(frames), labels, BLANK, reduce="no")
+    assert loss.creator.label == "ConnectionistTemporalClassification"
+    input_length, label_length, t, x = loss.creator.inputs
+    assert (input_length.data == 4).all() and (label_length.data == 2).all()
+    assert (t.data == labels).all()
+    assert x.shape == frames.shape
 
 
 def _numerical_gradient(function, frames, step=1e-6):

@@ -21,4 +21,6 @@ def fix(x: Any) -> variable.Variable:
     """
     array = variable.as_array(x)
     xp = backend.get_array_module(array)
-    return variable.as_variable(utils.force_array(xp.fix(array), array.dtype))
+    # trunc rounds toward zero as numpy.fix does (signed zeros, inf and nan included);
+    # NumPy 2.5 deprecates fix.
+    return variable.as_variable(utils.force_array(xp.trunc(array), array.dtype))

@@ -39,8 +39,13 @@ __all__ = ["n_step_birnn", "n_step_rnn", "n_step_rnn_base"]
 # masks in Chainer's order. The engine's order of work follows from node ranks, so even the
 # pure copies (split, concat, separate, stack) must be there for gradient sums to come out
 # in Chainer's order. One liberty: Chainer re-stacks a layer's gate weights at every step;
-# a cell here stacks them once per layer. The stacked weight keeps the same rank and receives
-# the same per-step gradients in the same order, so the sums, and the bits, are unchanged.
+# a cell here stacks them once per layer and call. The stacked weight keeps the same rank and
+# receives the same per-step gradients in the same order, so for one call the sums, and the
+# bits, are unchanged. When one set of weights serves several calls in one graph (a shared
+# encoder), each call's steps are summed before the calls are added, where Chainer adds every
+# step to the weight in turn: the weights' gradients can then differ from Chainer's in the
+# last bit. Stacking at every step, as Chainer does, made a 2-layer NStepLSTM's forward and
+# backward 2.3 times slower (28 -> 65 ms for 16 sequences; Chainer's takes 117-150 ms).
 
 # A cell maps one layer's weights and biases to its step function, which maps (x_t, h, c)
 # to the new (h, c); c is None for cells without a cell state.

@@ -2,7 +2,7 @@
 learned offsets, sampled bilinearly from the zero-padded input.
 
 Layer 5: imports backend, variable, utils.conv and functions (array, math). It is a composition
-of differentiable functions, so gradients of any order exist.
+of differentiable functions (Chainer's), so gradients of any order exist.
 """
 
 from __future__ import annotations
@@ -13,45 +13,40 @@ import numpy
 
 from chainer_compat import backend, variable
 from chainer_compat.functions.array.broadcast import broadcast_to
-from chainer_compat.functions.array.get_item import get_item
+from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.pad import pad as pad_
 from chainer_compat.functions.array.reshape import reshape
-from chainer_compat.functions.array.transpose import transpose
-from chainer_compat.functions.math.clip import clip
+from chainer_compat.functions.array.spatial_transformer_sampler import (
+    spatial_transformer_sampler,
+)
 from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.utils.conv import _int_pair
 
 
-def _bilinear_sample(image: variable.Variable, u: variable.Variable,
-                     v: variable.Variable) -> variable.Variable:
-    """Samples ``image`` ``(n, c, H, W)`` at pixel coordinates ``(u, v)`` ``(n, P)``.
+def _sampling_grid(offset: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, h: int,
+                   w: int) -> variable.Variable:
+    """The sampling positions, scaled to [-1, 1] over the padded input as
+    :func:`spatial_transformer_sampler` reads them: ``(n, 2 k_H k_W, h_O, w_O)``, first the
+    horizontal ones, then the vertical ones.
 
-    ``u`` runs along the width and ``v`` along the height; a sample reads zeros outside the
-    image, and a coordinate more than one pixel outside is moved to one pixel outside (where
-    its gradient is zero). Returns ``(n, P, c)``.
+    compat: Chainer's arithmetic, step by step (float32 grids added to the offsets, then each
+    coordinate divided by the padded size less one, shifted and doubled), on the offsets as
+    given: a Variable's go through nodes, an array's are plain array arithmetic, as in Chainer,
+    so that the samples and their gradients round as Chainer's.
     """
-    n, channels, height, width = image.shape
-    # One more ring of zeros: a sample just outside the image reads it.
-    ring = pad_(image, ((0, 0), (0, 0), (1, 1), (1, 1)), "constant")
-    u = clip(u + 1, 0.0, float(width + 1))
-    v = clip(v + 1, 0.0, float(height + 1))
-    xp = backend.get_array_module(u.array)
-    u0 = xp.clip(xp.floor(u.array).astype(numpy.int64), 0, width)
-    v0 = xp.clip(xp.floor(v.array).astype(numpy.int64), 0, height)
-    u1, v1 = u0 + 1, v0 + 1
-    weight_u0, weight_u1 = u - u0.astype(u.dtype), u1.astype(u.dtype) - u
-    weight_v0, weight_v1 = v - v0.astype(v.dtype), v1.astype(v.dtype) - v
-    ring_width = width + 2
-    pixels = reshape(transpose(ring, (0, 2, 3, 1)), (-1, channels))
-    first_pixel = (xp.arange(n) * (height + 2) * ring_width)[:, None]
-
-    def corner(rows: Any, columns: Any, weight: variable.Variable) -> variable.Variable:
-        index = (first_pixel + rows * ring_width + columns).ravel()
-        values = reshape(get_item(pixels, index), (n, -1, channels))
-        return values * broadcast_to(reshape(weight, weight.shape + (1,)), values.shape)
-
-    return (corner(v0, u0, weight_u1 * weight_v1) + corner(v0, u1, weight_u0 * weight_v1)
-            + corner(v1, u0, weight_u1 * weight_v0) + corner(v1, u1, weight_u0 * weight_v0))
+    _, offset_channels, out_h, out_w = offset.shape
+    taps = offset_channels // 2
+    xp = backend.get_array_module(offset)
+    rows, columns = xp.meshgrid(xp.arange(0, sy * out_h, sy, dtype=numpy.float32),
+                                xp.arange(0, sx * out_w, sx, dtype=numpy.float32),
+                                indexing="ij")
+    tap_columns = xp.tile(xp.arange(kw, dtype=numpy.float32), kh)
+    tap_rows = xp.repeat(xp.arange(kh, dtype=numpy.float32), kw)
+    u = offset[:, :taps] + columns[None, None] + tap_columns[None, :, None, None]
+    v = offset[:, taps:] + rows[None, None] + tap_rows[None, :, None, None]
+    u = (u / (w + 2 * pw - 1) - 0.5) * 2
+    v = (v / (h + 2 * ph - 1) - 0.5) * 2
+    return concat([u, v], axis=1)
 
 
 def deformable_convolution_2d_sampler(x: Any, offset: Any, W: Any, b: Any = None,
@@ -90,26 +85,19 @@ def deformable_convolution_2d_sampler(x: Any, offset: Any, W: Any, b: Any = None
     if offset_channels != 2 * taps:
         # compat: Chainer's wording.
         raise ValueError("The shape of the offset does not match the kernel size")
-    x = variable.as_variable(x)
-    offset = variable.as_variable(offset)
-    xp = backend.get_array_module(offset.array)
-    dtype = offset.dtype
-    # The undeformed sampling grid, tap by tap: (taps, out_h, out_w).
-    tap_rows, tap_columns = xp.divmod(xp.arange(taps), kw)
-    grid_shape = (n, taps, out_h, out_w)
-    base_u = xp.broadcast_to(
-        tap_columns[:, None, None] + sx * xp.arange(out_w)[None, None, :], grid_shape)
-    base_v = xp.broadcast_to(
-        tap_rows[:, None, None] + sy * xp.arange(out_h)[None, :, None], grid_shape)
-    base_u, base_v = base_u.astype(dtype), base_v.astype(dtype)
-    u = reshape(get_item(offset, (slice(None), slice(None, taps))) + base_u, (n, -1))
-    v = reshape(get_item(offset, (slice(None), slice(taps, None))) + base_v, (n, -1))
+    _, _, h, w = x.shape
+    # compat: sampled with spatial_transformer_sampler from the zero-padded input and
+    # contracted by one matrix product, as Chainer composes it, so that hooks and computational
+    # graphs see its nodes and the results round as its do.
+    grid = reshape(_sampling_grid(offset, kh, kw, sy, sx, ph, pw, h, w),
+                   (n, 2, taps, out_h * out_w))
     padded = pad_(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), "constant")
-    samples = _bilinear_sample(padded, u, v)  # (n, taps * out_h * out_w, c_I)
-    samples = reshape(samples, (n, taps, out_h * out_w, channels))
-    columns = reshape(transpose(samples, (0, 2, 3, 1)), (n * out_h * out_w, channels * taps))
-    y = matmul(columns, reshape(W, (out_channels, channels * taps)), transb=True)
-    y = transpose(reshape(y, (n, out_h, out_w, out_channels)), (0, 3, 1, 2))
+    samples = spatial_transformer_sampler(padded, grid)  # (n, c_I, taps, out_h * out_w)
+    columns = samples.transpose(0, 3, 1, 2).reshape(n * out_h * out_w, channels * taps)
+    # Methods, not functions: an array W is regrouped as an array (no node), as in Chainer.
+    weights = W.transpose(1, 2, 3, 0).reshape(channels * taps, out_channels)
+    y = matmul(columns, weights)
+    y = y.reshape(n, out_h, out_w, out_channels).transpose(0, 3, 1, 2)
     if b is not None:
-        y = y + broadcast_to(reshape(b, (1, out_channels, 1, 1)), y.shape)
+        y = y + broadcast_to(b[None, :, None, None], y.shape)
     return y

@@ -118,6 +118,15 @@ _CONSTANTS_KEPT = 256
 _PYTHON_NUMBERS = frozenset({float, int, bool})
 
 
+def _constant_and_operand(value: Any, scalar_type: Any) -> tuple[Any, Any]:
+    """A constant cast to ``scalar_type`` (what nodes keep) and the operand the node-free
+    operators compute with on NumPy arrays (NOTE [constants cast once])."""
+    if type(value) is scalar_type:
+        return value, value
+    _, _, scalar, operand = _cast_constant(value, scalar_type)
+    return scalar, operand
+
+
 def _cast_constant(value: Any, scalar_type: Any) -> tuple[Any, Any, Any, Any]:
     """``(value, scalar_type, scalar, operand)`` for a constant: NOTE [constants cast once].
 
@@ -323,11 +332,7 @@ def add(*xs: Any) -> Variable:
             lhs, rhs = rhs, lhs
         if isinstance(rhs, _SCALARS):
             array = lhs._array
-            scalar_type = array.dtype.type
-            if type(rhs) is scalar_type:
-                value = operand = rhs
-            else:
-                _, _, value, operand = _cast_constant(rhs, scalar_type)
+            value, operand = _constant_and_operand(rhs, array.dtype.type)
             if _direct(lhs):
                 return _wrap(array + operand if type(array) is _ndarray else array + value, lhs)
             node = _new(AddConstant)
@@ -394,11 +399,7 @@ def rsub(self: Variable, rhs: Any) -> Variable:
     """``rhs - self``."""
     if isinstance(rhs, _SCALARS):
         array = self._array
-        scalar_type = array.dtype.type
-        if type(rhs) is scalar_type:
-            value = operand = rhs
-        else:
-            _, _, value, operand = _cast_constant(rhs, scalar_type)
+        value, operand = _constant_and_operand(rhs, array.dtype.type)
         if _direct(self):
             return _wrap(operand - array if type(array) is _ndarray else value - array, self)
         return SubFromConstant(value, rhs).apply((self,))[0]
@@ -454,11 +455,11 @@ def mul(self: Variable, rhs: Any) -> Variable:
     """``self * rhs``."""
     if isinstance(rhs, _SCALARS):
         array = self._array
+        # _constant_and_operand inlined on this hot path (NOTE [constants cast once]).
         scalar_type = array.dtype.type
         if type(rhs) is scalar_type:
             value = operand = rhs
         else:
-            # _cast_constant's lookup inlined on this hot path (NOTE [constants cast once]).
             entry = _constants.get(id(rhs))
             if entry is None or entry[0] is not rhs or entry[1] is not scalar_type:
                 entry = _cast_constant(rhs, scalar_type)

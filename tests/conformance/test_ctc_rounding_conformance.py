@@ -140,3 +140,22 @@ def test_sequence_without_frames_is_scored_over_all_frames_and_gets_no_gradient(
     gradient = numpy.stack([v.grad for v in xs])
     assert (gradient[:, 1] == 0).all()
     assert (gradient[:, 0] != 0).any()
+
+
+def test_sequence_without_frames_but_with_labels_is_scored_over_all_frames():
+    # The same reading of input_length 0 as T frames decides whether the labels fit: three
+    # labels fit in six frames, so the loss is a real one (Chainer: 7.61...), not the 1e10
+    # stand-in of a sequence whose labels cannot fit.
+    rng = numpy.random.RandomState(4)
+    x = rng.normal(size=(6, 2, 5)).astype(numpy.float32)
+    labels = numpy.array([[1, 3, 2], [4, 2, 1]], numpy.int32)
+    xs = [chainer.Variable(frame) for frame in x]
+    loss = F.connectionist_temporal_classification(
+        xs, labels, 0, numpy.array([6, 0], numpy.int32), numpy.array([3, 3], numpy.int32),
+        reduce="no")
+    # The reference, with the row read over all six frames.
+    expected_loss, _ = _reference(x, labels, 0, numpy.array([6, 6], numpy.int32),
+                                  numpy.array([3, 3], numpy.int32), "no",
+                                  numpy.ones(2, numpy.float32))
+    assert loss.array[1] < 100
+    numpy.testing.assert_array_equal(loss.array, expected_loss)

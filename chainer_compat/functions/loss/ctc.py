@@ -14,6 +14,7 @@ import numpy
 
 from chainer_compat import backend, configuration, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
 from chainer_compat.functions.activation.log_softmax import log_softmax
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.reshape import reshape
@@ -21,12 +22,10 @@ from chainer_compat.functions.array.select_item import select_item
 from chainer_compat.functions.array.stack import stack
 from chainer_compat.functions.array.where import where
 from chainer_compat.functions.connection.embed_id import embed_id
-from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.functions.math.average import average
 from chainer_compat.functions.math.logsumexp import logsumexp
 from chainer_compat.utils import type_check
-from chainer_compat.variable import _new_unlinked_variable
 
 # NOTE [CTC in Chainer's arithmetic]
 # The loss and its gradient are computed on arrays with the operations Chainer 7.8.1 applies,
@@ -182,7 +181,7 @@ def _loss_and_posterior(x: Any, labels: Any, input_length: Any, label_length: An
     # emitted[i, b, s]: log-probability of the symbol at position s of sequence b at frame i.
     emitted = log_probs[xp.arange(n_frame, dtype=numpy.int32)[:, None, None], batch[:, None],
                         path]
-    cannot_fit = _cannot_fit(labels, input_length, label_length)
+    cannot_fit = _cannot_fit(labels, input_length, label_length, n_frame)
     alpha = emitted.copy()
     _run_recursion(alpha, emitted, path, path_length, log_zero,
                    cannot_fit if cannot_fit.any() else None)
@@ -197,13 +196,15 @@ def _loss_and_posterior(x: Any, labels: Any, input_length: Any, label_length: An
     return loss, probs, log_posterior, path, path_length
 
 
-def _cannot_fit(labels: Any, input_length: Any, label_length: Any) -> Any:
+def _cannot_fit(labels: Any, input_length: Any, label_length: Any, n_frame: int) -> Any:
     """Which sequences have fewer frames than their labels need (NOTE [CTC labels that cannot
-    fit])."""
+    fit]). An input_length of 0 counts as all ``n_frame`` frames, as the recursion scores it
+    (compat: NOTE [CTC in Chainer's arithmetic])."""
     xp = backend.get_array_module(labels)
     repeats = ((labels[:, 1:] == labels[:, :-1])
                & (xp.arange(labels.shape[1] - 1) < label_length[:, None] - 1)).sum(axis=1)
-    return input_length < label_length + repeats
+    frames = xp.where(input_length == 0, n_frame, input_length)
+    return frames < label_length + repeats
 
 
 def _gradient(probs: Any, log_posterior: Any, path: Any, path_length: Any, input_length: Any,
@@ -300,13 +301,13 @@ class _CTCLoss(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         input_length, label_length, labels, x = self.get_retained_inputs()
         gy, = grad_outputs
-        if _may_skip_gradient_nodes(gy):  # NOTE [gradients without a node]
+        if not records_a_graph():
+            # compat: Chainer's CTC is an old-style Function, whose gradient is an array: a
+            # hook sees no node applied here (NOTE [old-style gradients]).
             gx = _gradient(self._probs, self._log_posterior, self._path, self._path_length,
                            input_length.array, gy.array, self.reduce)
-            gx_variable = _new_unlinked_variable(
-                gx, x._node._requires_grad or gy._node._requires_grad)
-        else:
-            gx_variable, = _CTCLossGrad(self).apply((x, gy))
+            return gradients_without_graph((None, None, None, gx), indexes)
+        gx_variable, = _CTCLossGrad(self).apply((x, gy))
         return None, None, None, gx_variable
 
 
@@ -467,7 +468,7 @@ def _composed_loss(frames: variable.Variable, labels: Any, input_length: Any,
     # A skip from s-2 is allowed only onto a label that differs from the one two back.
     can_skip = (position >= 2) & (path != xp.roll(path, 2, axis=1))
     # NOTE [CTC labels that cannot fit]: the same suffix alignments as the arrays' recursion.
-    cannot_fit = _cannot_fit(labels, input_length, label_length)
+    cannot_fit = _cannot_fit(labels, input_length, label_length, n_frame)
     free_start = (position < 2) | cannot_fit[:, None]
     start_penalty = xp.where(free_start, 0, log_zero).astype(dtype)
     skip_penalty = xp.where(can_skip, 0, log_zero).astype(dtype)

@@ -9,7 +9,7 @@ import itertools
 import numpy
 import pytest
 
-from chainer_compat import Variable, gradient_check
+from chainer_compat import FunctionHook, Variable, gradient_check
 from chainer_compat.functions.loss.ctc import connectionist_temporal_classification as ctc
 from chainer_compat.utils import type_check
 
@@ -215,3 +215,29 @@ def test_matches_numpy_on_gpu(cupy):
     loss = ctc([cupy.asarray(f) for f in frames], cupy.asarray(labels), BLANK, reduce="no")
     assert isinstance(loss.array, cupy.ndarray)
     numpy.testing.assert_allclose(cupy.asnumpy(loss.array), expected, rtol=1e-10)
+
+
+def test_a_hook_sees_chainers_trace_and_no_gradient_node():
+    # Chainer 7.8.1's CTC is an old-style Function: under a hook, its backward applies no
+    # node (NOTE [old-style gradients]); the frames' gradients need a gradient, as there.
+    class Trace(FunctionHook):
+        name = "trace"
+
+        def __init__(self):
+            self.seen = []
+
+        def forward_preprocess(self, function, in_data):
+            self.seen.append("F:" + function.label)
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.seen.append("B:" + function.label)
+
+    rng = numpy.random.RandomState(0)
+    xs = [Variable(rng.randn(2, 5).astype(numpy.float32)) for _ in range(4)]
+    hook = Trace()
+    with hook:
+        loss = ctc(xs, numpy.array([[1, 2], [3, 3]], numpy.int32), 0)
+        loss.backward()
+    assert hook.seen == ["F:Stack", "F:ConnectionistTemporalClassification",
+                         "B:ConnectionistTemporalClassification", "B:Stack", "F:Separate"]
+    assert xs[0].grad_var.requires_grad

@@ -66,7 +66,8 @@ class _BatchRenormalization(FunctionNode):
         running_mean, running_var = owner._running_mean, owner._running_var
         running_sigma = xp.sqrt(running_var + owner.eps, dtype=running_mean.dtype)
         owner.r = self.r = xp.clip(self.std / running_sigma, 1.0 / owner.rmax, owner.rmax)
-        owner.d = d = xp.clip((mean - running_mean) / running_sigma, -owner.dmax, owner.dmax)
+        owner.d = self.d = d = xp.clip((mean - running_mean) / running_sigma, -owner.dmax,
+                                       owner.dmax)
         self.normalized = x - mean[expander]
         self.normalized /= self.std[expander]
         self.renormalized = self.normalized * self.r[expander] + d[expander]
@@ -130,7 +131,7 @@ class _BatchRenormalization(FunctionNode):
         gy_wide = cast(gy, dtype)
         count = x.size // gamma.size
         g_beta = _sum(gy_wide, axis=self.axis)
-        g_gamma = _sum(gy_wide * (normalized * constant(self.r) + constant(self.owner.d)),
+        g_gamma = _sum(gy_wide * (normalized * constant(self.r) + constant(self.d)),
                        axis=self.axis)
         g_std = _sum(gy_wide * normalized, axis=self.axis)
         scale = constant(self.r) * widen(cast(gamma, dtype)) / std

@@ -115,3 +115,24 @@ def test_gradients_recorded_for_double_backprop_equal_the_plain_ones():
     assert all(g.creator is not None for g in recorded)
     for expected, gradient in zip(plain, recorded):
         numpy.testing.assert_allclose(gradient.array, expected.array, rtol=1e-12, atol=1e-14)
+
+
+def test_a_function_called_again_keeps_each_calls_renormalization_for_double_backprop():
+    # The graph path of the gradient read the function's latest d: a second call before
+    # backward (a reused BatchRenormalizationFunction) changed the first call's gradients.
+    rng = numpy.random.RandomState(0)
+    x1, x2 = rng.randn(4, 3), rng.randn(4, 3) * 3 + 2
+    gamma, beta = rng.rand(3) + 0.5, rng.randn(3)
+
+    def gamma_gradient(call_again):
+        function = BatchRenormalizationFunction(2e-5, numpy.zeros(3), numpy.ones(3), 0.9, 3.0,
+                                                5.0, False)
+        x, g, b = Variable(x1), Variable(gamma), Variable(beta)
+        y = function(x, g, b)
+        if call_again:
+            function(x2, gamma, beta)
+        _, g_gamma, _ = chainer_compat.grad([chainer_compat.functions.sum(y * y)], [x, g, b],
+                                            enable_double_backprop=True)
+        return g_gamma.array
+
+    assert gamma_gradient(True).tobytes() == gamma_gradient(False).tobytes()

@@ -130,21 +130,25 @@ def _constant_and_operand(value: Any, scalar_type: Any) -> tuple[Any, Any]:
 def _cast_constant(value: Any, scalar_type: Any) -> tuple[Any, Any, Any, Any]:
     """``(value, scalar_type, scalar, operand)`` for a constant: NOTE [constants cast once].
 
-    ``operand`` is a read-only 0-d array of ``scalar`` for a kept constant, ``scalar`` itself
-    for one that is not kept.
+    ``operand`` is a read-only 0-d array of ``scalar`` for a Python number met before, and
+    ``scalar`` itself the first time (a number computed afresh on each call is met only once,
+    and building its array would cost more than it saves) or for a constant not kept.
     """
     entry = _constants.get(id(value))
     if entry is not None and entry[0] is value and entry[1] is scalar_type:
+        if entry[3] is not entry[2]:
+            return entry
+        operand = numpy.array(entry[2])  # met again: worth its 0-d array now
+        operand.flags.writeable = False
+        entry = (value, scalar_type, entry[2], operand)
+        _constants[id(value)] = entry
         return entry
     scalar = value if type(value) is scalar_type else scalar_type(value)
-    if type(value) not in _PYTHON_NUMBERS:
-        return value, scalar_type, scalar, scalar
-    operand = numpy.array(scalar)
-    operand.flags.writeable = False
-    entry = (value, scalar_type, scalar, operand)
-    if len(_constants) >= _CONSTANTS_KEPT:
-        _constants.clear()
-    _constants[id(value)] = entry
+    entry = (value, scalar_type, scalar, scalar)
+    if type(value) in _PYTHON_NUMBERS:
+        if len(_constants) >= _CONSTANTS_KEPT:
+            _constants.clear()
+        _constants[id(value)] = entry
     return entry
 
 
@@ -461,7 +465,8 @@ def mul(self: Variable, rhs: Any) -> Variable:
             value = operand = rhs
         else:
             entry = _constants.get(id(rhs))
-            if entry is None or entry[0] is not rhs or entry[1] is not scalar_type:
+            if (entry is None or entry[0] is not rhs or entry[1] is not scalar_type
+                    or entry[3] is entry[2]):
                 entry = _cast_constant(rhs, scalar_type)
             value = entry[2]
             operand = entry[3]

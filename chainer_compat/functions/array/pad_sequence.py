@@ -10,6 +10,7 @@ from typing import Any
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.get_item import get_item
+from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.utils import type_check
 
 
@@ -43,8 +44,6 @@ class PadSequence(FunctionNode):
         return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.split_axis import split_axis
-
         gy, = grad_outputs
         # Each input's gradient is its own row, without the padding: as in Chainer, the rows
         # are split apart first and every input's is cut (an empty gy has nothing to split).

@@ -11,7 +11,13 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.cast import cast
+from chainer_compat.functions.array.repeat import repeat
 from chainer_compat.functions.loss._options import check_positive_margin, check_reduce
+from chainer_compat.functions.math.maximum import maximum
+from chainer_compat.functions.math.sqrt import sqrt
+from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 
 
@@ -53,13 +59,6 @@ class Contrastive(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.cast import cast
-        from chainer_compat.functions.array.repeat import repeat
-        from chainer_compat.functions.math.maximum import maximum
-        from chainer_compat.functions.math.sqrt import sqrt
-        from chainer_compat.functions.math.sum import sum as _sum
-
         x0, x1, y = self.get_retained_inputs()
         gy, = grad_outputs
         xp = backend.get_array_module(gy.array)

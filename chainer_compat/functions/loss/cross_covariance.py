@@ -16,6 +16,8 @@ from chainer_compat.functions.loss._covariance import (
     half_squared_sum_array,
 )
 from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.functions.math.average import average
+from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.utils import type_check
 
 
@@ -57,9 +59,6 @@ class CrossCovariance(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.math.average import average
-        from chainer_compat.functions.math.matmul import matmul
-
         y, z = self.get_retained_inputs()
         grad_loss, = grad_outputs
         # compat: Chainer's nodes in its order, with its arithmetic (the covariance recomputed

@@ -14,6 +14,7 @@ from chainer_compat.functions._old_style import (
     gradients_without_graph,
     records_a_graph,
 )
+from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
 
@@ -59,8 +60,6 @@ class Hinge(OldStyleCall, FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.broadcast import broadcast_to
-
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
         signs = self._label_signs(x.array, t.array)

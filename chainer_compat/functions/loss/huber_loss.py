@@ -9,7 +9,10 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.expand_dims import expand_dims
 from chainer_compat.functions.loss._options import check_reduce
+from chainer_compat.functions.math.clip import clip
 from chainer_compat.utils import type_check
 
 
@@ -45,10 +48,6 @@ class HuberLoss(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.expand_dims import expand_dims
-        from chainer_compat.functions.math.clip import clip
-
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
         # d/d(x - t) is x - t inside the quadratic zone and +-delta beyond it: the clipped

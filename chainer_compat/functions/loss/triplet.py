@@ -9,6 +9,7 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.loss._options import check_positive_margin, check_reduce
 from chainer_compat.utils import type_check
 
@@ -48,8 +49,6 @@ class Triplet(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.broadcast import broadcast_to
-
         anchor, positive, negative = self.get_retained_inputs()
         gy, = grad_outputs
         xp = backend.get_array_module(anchor.array)

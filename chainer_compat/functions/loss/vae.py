@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from chainer_compat import variable
+from chainer_compat.functions.activation.softplus import softplus
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.exponential import exp
@@ -69,8 +70,6 @@ def bernoulli_nll(x: Any, y: Any, reduce: str = "sum") -> variable.Variable:
     Raises:
         ValueError: On an invalid ``reduce``.
     """
-    from chainer_compat.functions.activation.softplus import softplus
-
     check_reduce(reduce, _REDUCTIONS, "bernoulli_nll")
     y = variable.as_variable(y)
     loss = softplus(y) - y * x

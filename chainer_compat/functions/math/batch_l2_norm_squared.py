@@ -11,6 +11,7 @@ from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 
 
@@ -44,8 +45,6 @@ class BatchL2NormSquaredGrad(FunctionNode):
         return utils.force_array(2 * x * gy.reshape((len(gy),) + (1,) * (x.ndim - 1))),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.math.sum import sum as _sum
-
         x, gy = self.get_retained_inputs()
         per_sample = broadcast_to(reshape(gy, (len(gy),) + (1,) * (x.ndim - 1)), x.shape)
         twice_ggx = 2 * grad_outputs[0]

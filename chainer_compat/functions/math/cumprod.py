@@ -12,6 +12,11 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.concat import concat
+from chainer_compat.functions.array.flatten import flatten
+from chainer_compat.functions.array.flip import flip
+from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.math._common import check_axes, is_int
 from chainer_compat.utils import type_check
 
@@ -39,8 +44,6 @@ class Cumprodsum(FunctionNode):
         return y,
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.split_axis import split_axis
-
         xmul, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
         g_xadd = _flipped_cumprodsum(xmul, grad_outputs[0], self.axis)
@@ -52,8 +55,6 @@ class Cumprodsum(FunctionNode):
 
 def _flipped_cumprodsum(xmul: Any, xadd: Any, axis: int) -> Any:
     """:class:`Cumprodsum` run from the end of ``axis``."""
-    from chainer_compat.functions.array.flip import flip
-
     z, = Cumprodsum(axis).apply((flip(xmul, axis), flip(xadd, axis)))
     return flip(z, axis)
 
@@ -84,11 +85,6 @@ class Cumprod(FunctionNode):
         return xp.cumprod(x, axis=self.axis),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.concat import concat
-        from chainer_compat.functions.array.flatten import flatten
-        from chainer_compat.functions.array.reshape import reshape
-        from chainer_compat.functions.array.split_axis import split_axis
-
         x, = self.get_retained_inputs()
         y, = self.get_retained_outputs()
         gy, = grad_outputs

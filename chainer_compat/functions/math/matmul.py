@@ -13,8 +13,12 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.cast import cast
+from chainer_compat.functions.array.expand_dims import expand_dims
 from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.rollaxis import rollaxis
 from chainer_compat.functions.math.sum import sum_to
+from chainer_compat.functions.math.tensordot import tensordot
 from chainer_compat.utils import type_check
 
 
@@ -113,10 +117,6 @@ class MatMul(FunctionNode):
         """The gradients when ``a`` or ``b`` is a vector, through Chainer's nodes: an outer
         product (broadcast) for the matrix's partner of a vector, a tensordot with the
         matrix for the vector."""
-        from chainer_compat.functions.array.cast import cast
-        from chainer_compat.functions.array.expand_dims import expand_dims
-        from chainer_compat.functions.array.rollaxis import rollaxis
-        from chainer_compat.functions.math.tensordot import tensordot
 
         def outer(left: Any, right: Any, target: Any, swap: bool) -> Any:
             # The product left x right, as a broadcast product when target is a matrix.

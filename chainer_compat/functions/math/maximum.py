@@ -9,6 +9,8 @@ from typing import Any
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.where import where
 from chainer_compat.utils import type_check
 
 
@@ -20,6 +22,7 @@ class _ElementwisePick(FunctionNode):
     """
 
     _pick: str
+    _grad: type[_ElementwisePickGrad]
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x1", "x2"))
@@ -32,8 +35,6 @@ class _ElementwisePick(FunctionNode):
         x1, x2 = inputs
         xp = backend.get_array_module(x1, x2)
         return utils.force_array(getattr(xp, self._pick)(x1, x2)),
-
-    _grad: type[_ElementwisePickGrad]
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x1, x2 = self.get_retained_inputs()
@@ -64,9 +65,6 @@ class _ElementwisePickGrad(FunctionNode):
                 utils.force_array(utils.sum_to(gx2, self.x2_shape)))
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.where import where
-
         shape = self.to_first.shape
         # Each element of gy went to one input; a missing gradient (None) is zero there.
         branches = []

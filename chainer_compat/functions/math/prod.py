@@ -15,12 +15,17 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, utils, variable
+from chainer_compat.functions.array.concat import concat
+from chainer_compat.functions.array.expand_dims import expand_dims
+from chainer_compat.functions.array.flip import flip
 from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.array.split_axis import split_axis
 from chainer_compat.functions.array.transpose import transpose
 from chainer_compat.functions.math._common import (
     AxisReduction,
     reduced_axes,
 )
+from chainer_compat.functions.math.cumprod import cumprod
 
 
 class Prod(AxisReduction):
@@ -37,12 +42,6 @@ class Prod(AxisReduction):
         return utils.force_array(x.prod(axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.array.concat import concat
-        from chainer_compat.functions.array.expand_dims import expand_dims
-        from chainer_compat.functions.array.flip import flip
-        from chainer_compat.functions.array.split_axis import split_axis
-        from chainer_compat.functions.math.cumprod import cumprod
-
         x, = self.get_retained_inputs()
         gy, = grad_outputs
         axes = reduced_axes(x.ndim, self.axis)

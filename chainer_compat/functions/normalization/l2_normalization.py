@@ -11,6 +11,9 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.math.sqrt import sqrt
+from chainer_compat.functions.math.square import square
+from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 
 
@@ -72,10 +75,6 @@ class NormalizeL2(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        from chainer_compat.functions.math.sqrt import sqrt
-        from chainer_compat.functions.math.square import square
-        from chainer_compat.functions.math.sum import sum as _sum
-
         x, = self.get_retained_inputs()
         gy, = grad_outputs
         norm_no_eps = sqrt(_sum(square(x), axis=self.axis, keepdims=True))

@@ -230,10 +230,12 @@ def _as_scalar(key: str, value: Any, dataset: Any) -> Any:
     integer_into_int = numpy.issubdtype(loaded.dtype, numpy.integer) and value_type is int
     if (numpy.issubdtype(loaded.dtype, numpy.number) and not integer_into_int
             and not numpy.can_cast(loaded.dtype, value_type)):
+        # compat: Chainer 7.8.1's sentence first; then which value it was.
         raise TypeError(
-            f"value '{key}' must be loadable into {value_type.__name__} without loss, got "
-            f"dtype {loaded.dtype}: Cannot assign value of type '{loaded.dtype}' to "
-            f"'{value_type.__name__}'")
+            f"Cannot safely deserialize from numpy array with dtype={loaded.dtype} into a "
+            f"variable of type {value_type}. (value '{key}' must be loadable into "
+            f"{value_type.__name__} without loss: save it with that type, or give the "
+            "attribute the type stored in the file)")
     return value_type(loaded)
 
 

@@ -33,6 +33,23 @@ from chainer_compat.utils import add_at, argument, type_check
 _DERIVATIVE = {("value", 0): "du", ("value", 1): "dv", ("du", 1): "duv", ("dv", 0): "duv"}
 
 
+def _padded_positions(flat: Any, height: int, width: int) -> tuple[Any, ...]:
+    """``(u, v, u_clipped, v_clipped, u0, v0)`` of grid points ``flat`` ``(n, 2, points)``.
+
+    ``u`` and ``v`` are the coordinates in the zero-padded image: [-1, 1] maps to [1, size],
+    the padding is 0 and size + 1. The clipped ones stay inside the padded image, and ``u0``,
+    ``v0`` are the pixel at or before them.
+    """
+    xp = backend.get_array_module(flat)
+    u = (flat[:, 0] + 1) * (width - 1) / 2 + 1
+    v = (flat[:, 1] + 1) * (height - 1) / 2 + 1
+    u_clipped = u.clip(0, width + 1)
+    v_clipped = v.clip(0, height + 1)
+    u0 = xp.floor(u_clipped).astype(numpy.int64).clip(0, width)
+    v0 = xp.floor(v_clipped).astype(numpy.int64).clip(0, height)
+    return u, v, u_clipped, v_clipped, u0, v0
+
+
 class _Geometry:
     """Pixel indices (into the zero-padded image, flattened per sample) and offsets of each
     grid point, with the factor from offset to grid coordinate along each axis."""
@@ -40,15 +57,8 @@ class _Geometry:
     def __init__(self, grid: Any, height: int, width: int) -> None:
         xp = backend.get_array_module(grid)
         batch = grid.shape[0]
-        flat = grid.reshape(batch, 2, -1)
-        # Coordinates in the padded image: [-1, 1] maps to [1, size], the padding is 0 and
-        # size + 1.
-        u = (flat[:, 0] + 1) * (width - 1) / 2 + 1
-        v = (flat[:, 1] + 1) * (height - 1) / 2 + 1
-        u_clipped = u.clip(0, width + 1)
-        v_clipped = v.clip(0, height + 1)
-        u0 = xp.floor(u_clipped).astype(numpy.int64).clip(0, width)
-        v0 = xp.floor(v_clipped).astype(numpy.int64).clip(0, height)
+        u, v, u_clipped, v_clipped, u0, v0 = _padded_positions(
+            grid.reshape(batch, 2, -1), height, width)
         self.fu = (u_clipped - u0).astype(grid.dtype, copy=False)
         self.fv = (v_clipped - v0).astype(grid.dtype, copy=False)
         padded_width = width + 2
@@ -212,14 +222,9 @@ def _gradient_arrays(x: Any, grid: Any, gy: Any) -> tuple[Any, Any]:
     xp = backend.get_array_module(x)
     batch, channels, height, width = x.shape
     points = grid.shape[2] * grid.shape[3]
-    flat = grid.reshape(batch, 2, points)
     padded = xp.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="constant")
-    u = (flat[:, 0] + 1) * (width - 1) / 2 + 1
-    v = (flat[:, 1] + 1) * (height - 1) / 2 + 1
-    u_clipped = u.clip(0, width + 1)
-    v_clipped = v.clip(0, height + 1)
-    u0 = xp.floor(u_clipped).astype(numpy.int32).clip(0, width)
-    v0 = xp.floor(v_clipped).astype(numpy.int32).clip(0, height)
+    u, v, u_clipped, v_clipped, u0, v0 = _padded_positions(
+        grid.reshape(batch, 2, points), height, width)
     u1, v1 = u0 + 1, v0 + 1
     # The weights of the far and the near pixel along each axis, rounded once from float64.
     wu0 = (u_clipped - u0).astype(gy.dtype, copy=False)

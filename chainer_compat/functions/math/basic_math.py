@@ -113,6 +113,7 @@ def _preprocess_const(x: Variable, value: Any) -> Any:
 # the table (one of the Variable's own scalar type needs no cast and is used as it is). The
 # table is bounded all the same (cleared when full), for numbers computed at run time.
 _constants: dict[int, tuple[Any, Any, Any, Any]] = {}
+_negated_constants: dict[int, tuple[Any, Any, Any, Any]] = {}  # x - c is x + (-c)
 _reciprocals: dict[int, tuple[Any, Any]] = {}  # x / c is x * (1 / c): c's entry holds 1 / c
 _CONSTANTS_KEPT = 256
 _PYTHON_NUMBERS = frozenset({float, int, bool})
@@ -127,28 +128,34 @@ def _constant_and_operand(value: Any, scalar_type: Any) -> tuple[Any, Any]:
     return scalar, operand
 
 
-def _cast_constant(value: Any, scalar_type: Any) -> tuple[Any, Any, Any, Any]:
+def _cast_constant(value: Any, scalar_type: Any,
+                   negated: bool = False) -> tuple[Any, Any, Any, Any]:
     """``(value, scalar_type, scalar, operand)`` for a constant: NOTE [constants cast once].
 
-    ``operand`` is a read-only 0-d array of ``scalar`` for a Python number met before, and
-    ``scalar`` itself the first time (a number computed afresh on each call is met only once,
-    and building its array would cost more than it saves) or for a constant not kept.
+    ``scalar`` is ``value`` cast to ``scalar_type`` (then negated with ``negated``: ``x - c``
+    is ``x + (-c)``, as in Chainer). ``operand`` is a read-only 0-d array of ``scalar`` for a
+    Python number met before, and ``scalar`` itself the first time (a number computed afresh
+    on each call is met only once, and building its array would cost more than it saves) or
+    for a constant not kept.
     """
-    entry = _constants.get(id(value))
+    table = _negated_constants if negated else _constants
+    entry = table.get(id(value))
     if entry is not None and entry[0] is value and entry[1] is scalar_type:
         if entry[3] is not entry[2]:
             return entry
         operand = numpy.array(entry[2])  # met again: worth its 0-d array now
         operand.flags.writeable = False
         entry = (value, scalar_type, entry[2], operand)
-        _constants[id(value)] = entry
+        table[id(value)] = entry
         return entry
     scalar = value if type(value) is scalar_type else scalar_type(value)
+    if negated:
+        scalar = -scalar
     entry = (value, scalar_type, scalar, scalar)
     if type(value) in _PYTHON_NUMBERS:
-        if len(_constants) >= _CONSTANTS_KEPT:
-            _constants.clear()
-        _constants[id(value)] = entry
+        if len(table) >= _CONSTANTS_KEPT:
+            table.clear()
+        table[id(value)] = entry
     return entry
 
 
@@ -390,9 +397,10 @@ class SubFromConstant(_Constant, _Unary):
 def sub(self: Variable, rhs: Any) -> Variable:
     """``self - rhs``."""
     if isinstance(rhs, _SCALARS):
-        value = -_preprocess_const(self, rhs)
+        array = self._array
+        _, _, value, operand = _cast_constant(rhs, array.dtype.type, negated=True)
         if _direct(self):
-            return _wrap(self._array + value, self)
+            return _wrap(array + operand if type(array) is _ndarray else array + value, self)
         return AddConstant(value, -typing.cast(Any, rhs)).apply((self,))[0]
     if isinstance(rhs, Variable) and _direct(self, rhs):
         return _wrap(self._array - rhs._array, self, rhs)

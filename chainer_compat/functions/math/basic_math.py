@@ -152,11 +152,17 @@ def _cast_constant(value: Any, scalar_type: Any,
     if negated:
         scalar = -scalar
     entry = (value, scalar_type, scalar, scalar)
+    _keep(table, value, entry)
+    return entry
+
+
+def _keep(table: dict[int, Any], value: Any, entry: Any) -> None:
+    """Files ``entry`` under ``value``'s identity if ``value`` is a Python number; the table is
+    cleared when full (NOTE [constants cast once])."""
     if type(value) in _PYTHON_NUMBERS:
         if len(table) >= _CONSTANTS_KEPT:
             table.clear()
         table[id(value)] = entry
-    return entry
 
 
 def _preprocess_rhs(x: Variable, value: Any) -> Any:
@@ -565,10 +571,7 @@ def div(self: Variable, rhs: Any) -> Variable:
         entry = _reciprocals.get(id(rhs))
         if entry is None or entry[0] is not rhs:
             entry = (rhs, 1.0 / typing.cast(Any, rhs))
-            if type(rhs) in _PYTHON_NUMBERS:
-                if len(_reciprocals) >= _CONSTANTS_KEPT:
-                    _reciprocals.clear()
-                _reciprocals[id(rhs)] = entry
+            _keep(_reciprocals, rhs, entry)
         return mul(self, entry[1])
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
 

@@ -109,13 +109,17 @@ def _row_mean(x: Any, dtype: Any) -> Any:
     return x.mean(axis=1, keepdims=True, dtype=wide).astype(dtype, copy=False)
 
 
-class _XHat(FunctionNode):
-    """The normalized rows ``(x - mean) * inv_std`` of a ``(rows, units)`` x, with the
-    statistics of the forward pass held fixed."""
+class _OfStatistics(FunctionNode):
+    """A node of the gradient that keeps the forward pass's per-row ``mean`` and ``inv_std``."""
 
     def __init__(self, mean: Any, inv_std: Any) -> None:
         self.mean = mean
         self.inv_std = inv_std
+
+
+class _XHat(_OfStatistics):
+    """The normalized rows ``(x - mean) * inv_std`` of a ``(rows, units)`` x, with the
+    statistics of the forward pass held fixed."""
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))
@@ -180,13 +184,12 @@ class _ScaleShiftGrad(FunctionNode):
         return tuple(all_grads[index] for index in indexes)
 
 
-class _XHatGrad(FunctionNode):
+class _XHatGrad(_OfStatistics):
     """From ``(x, g_normalized)``: the gradient of :class:`_XHat` with respect to ``x``,
     through the statistics too."""
 
     def __init__(self, mean: Any, inv_std: Any, normalized: Any) -> None:
-        self.mean = mean
-        self.inv_std = inv_std
+        super().__init__(mean, inv_std)
         self.normalized = normalized
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -221,13 +224,9 @@ class _XHatGrad(FunctionNode):
         return tuple(grads)
 
 
-class _MulInvStd(FunctionNode):
+class _MulInvStd(_OfStatistics):
     """From ``(x, y)``: ``inv_std * y``, where ``inv_std`` depends on ``x`` (held fixed in
     forward, differentiated in backward)."""
-
-    def __init__(self, mean: Any, inv_std: Any) -> None:
-        self.mean = mean
-        self.inv_std = inv_std
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0,))

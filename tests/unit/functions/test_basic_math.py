@@ -37,7 +37,9 @@ def test_binary_variable_operator_gradients(op, shape, dtype):
     a, b = make(shape, dtype, seed=1), make(shape, dtype, seed=2)
     gy = make(shape, dtype, seed=3)
     numpy.testing.assert_allclose(op(Variable(a), Variable(b)).array, op(a, b), **TOL[dtype])
-    gradient_check.check_backward(op, (a, b), gy, dtype=numpy.float64, **TOL[dtype])
+    # eps 1e-4: the central difference of a / b is off by about eps**2 * a / b**4, which at
+    # Chainer's default 1e-3 and b near 0.6 reached the float64 tolerance for 0.7% of directions.
+    gradient_check.check_backward(op, (a, b), gy, dtype=numpy.float64, eps=1e-4, **TOL[dtype])
 
 
 @pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)

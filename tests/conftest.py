@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
+import random
 import sys
+import zlib
 
 import numpy
 import pytest
@@ -45,6 +48,25 @@ def xp(request: pytest.FixtureRequest):
     import cupy
 
     return cupy
+
+
+# Added to every test's seed; a sweep over several values finds the tests whose tolerances hold
+# for most random draws but not all (see the README's "Testing").
+_SEED_OFFSET = int(os.environ.get("CHAINER_COMPAT_TEST_SEED", "0"))
+
+
+@pytest.fixture(autouse=True)
+def _seeded_global_generators(request: pytest.FixtureRequest) -> None:
+    """Seeds NumPy's and Python's global generators from the test's id before each test.
+
+    ``gradient_check`` draws its directions from the global generator (as Chainer's does), so
+    an unseeded suite checks different directions on every run and a tolerance that holds for
+    most draws fails one CI run in a hundred. A seed per test keeps each run's draws the same
+    whatever ran before it, and ``CHAINER_COMPAT_TEST_SEED`` moves them all at once.
+    """
+    seed = (zlib.crc32(request.node.nodeid.encode()) + _SEED_OFFSET) % 2**32
+    numpy.random.seed(seed)
+    random.seed(seed)
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ import re
 import numpy
 import pytest
 from gradient_paths import count_applies
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from strategies import profile_settings
 
 import chainer_compat as C
 from chainer_compat import Variable, gradient_check
@@ -299,7 +300,7 @@ _CONSTANT_OPS = {
     name=st.sampled_from(sorted(_CONSTANT_OPS)),
     repeat=st.integers(1, 3),
     seed=st.integers(0, 2**16))
-@settings(max_examples=300, deadline=None)
+@profile_settings(300)
 def test_operators_with_a_constant_give_the_same_bits_with_and_without_a_node(
         dtype, shape, constant, name, repeat, seed):
     op = _CONSTANT_OPS[name]

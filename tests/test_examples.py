@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,11 +21,16 @@ EXAMPLES = sorted(path for path in (REPOSITORY / "examples").glob("*.py")
                   if path not in (LEGACY, TRAINER))
 
 
+# A guard against a hung example, not a timing check: an example takes seconds, but one run on a
+# heavily loaded machine once needed more than 120.
+TIMEOUT_SECONDS = 600
+
+
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPOSITORY), env.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, check=False,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.name)
@@ -36,11 +40,8 @@ def test_example_runs_under_the_runner(example, tmp_path):
 
 
 def test_legacy_example_trains_to_its_stated_accuracy_and_writes_the_graph(tmp_path):
-    start = time.monotonic()
     finished = run(["-m", "chainer_compat", str(LEGACY), "--out", "out"], cwd=tmp_path)
-    elapsed = time.monotonic() - start
     assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr[-4000:]
-    assert elapsed < 60
 
     epochs = re.findall(r"^epoch +(\d+)/(\d+) \[[= ]+\] loss ([\d.]+)  test accuracy ([\d.]+)$",
                         finished.stdout, re.MULTILINE)

@@ -227,6 +227,11 @@ def _to_groups(x, groups):
     return x.transpose(order).reshape(groups, x.shape[1] // groups, -1)
 
 
+def _from_groups(grouped, shape):
+    order = (1, 0) + tuple(range(2, len(shape)))
+    return grouped.reshape((shape[1], shape[0]) + tuple(shape[2:])).transpose(order)
+
+
 def test_decorrelated_batch_normalization_whitens_each_group():
     rng = numpy.random.RandomState(8)
     x = rng.standard_normal((10, 4, 3)) @ numpy.diag([1.0, 2.0, 3.0])
@@ -260,6 +265,61 @@ def test_decorrelated_batch_normalization_input_gradient():
                          "decorrelated_batch_normalization")
     gradient_check.check_backward(lambda x: function(x, groups=2), x,
                                   rng.standard_normal(x.shape), atol=1e-4, rtol=1e-3)
+
+
+def _principal_axes_reference(x, gy, groups, eps):
+    """Decorrelated batch normalization written with explicit diagonal matrices: PCA whitening
+    (diag(w^-1/2) V^T), the rotation back (V), and the gradient on the principal axes, with the
+    pair coupling through 1 / (w_i - w_j). Returns y, the projection V diag(w^-1/2) V^T and gx."""
+    def diagonal(rows):
+        return numpy.stack([numpy.diag(row) for row in rows])
+
+    grouped = _to_groups(x, groups)
+    count = grouped.shape[2]
+    centered = grouped - grouped.mean(axis=2, keepdims=True)
+    covariance = (centered @ centered.transpose(0, 2, 1) / x.dtype.type(count)
+                  + x.dtype.type(eps) * numpy.eye(grouped.shape[1], dtype=x.dtype))
+    values, vectors = numpy.linalg.eigh(covariance)
+    to_principal = diagonal(values ** -0.5) @ vectors.transpose(0, 2, 1)
+    principal = to_principal @ centered
+    y = vectors @ principal
+
+    g_principal = vectors.transpose(0, 2, 1) @ _to_groups(gy, groups)
+    products = g_principal @ principal.transpose(0, 2, 1) / x.dtype.type(count)
+    gaps = values[:, :, None] - values[:, None, :]
+    inverse_gaps = numpy.zeros_like(gaps)
+    inverse_gaps[gaps != 0] = 1 / gaps[gaps != 0]
+    half = inverse_gaps.transpose(0, 2, 1) * (
+        diagonal(values) @ products.transpose(0, 2, 1)
+        + diagonal(values ** 0.5) @ products @ diagonal(values ** 0.5))
+    coupling = half + half.transpose(0, 2, 1) - diagonal(
+        numpy.diagonal(products, axis1=1, axis2=2))
+    residual = (g_principal - g_principal.mean(axis=2, keepdims=True)
+                + coupling.transpose(0, 2, 1) @ principal)
+    gx = (residual.transpose(0, 2, 1) @ diagonal(values ** -0.5)
+          @ vectors.transpose(0, 2, 1)).transpose(0, 2, 1)
+    return y, vectors @ to_principal, gx
+
+
+@pytest.mark.parametrize("shape,groups", [((7, 4), 2), ((5, 3, 2), 1), ((8, 32, 3, 3), 2)])
+def test_decorrelated_batch_normalization_bits_follow_the_principal_axes(shape, groups):
+    # float32, whose NumPy operations round alike in NumPy 1 and 2 (float64's ** -0.5 does not).
+    rng = numpy.random.RandomState(12)
+    x = rng.standard_normal(shape).astype(numpy.float32)
+    gy = rng.standard_normal(shape).astype(numpy.float32)
+    size = shape[1] // groups
+    running_projection = numpy.zeros((groups, size, size), numpy.float32)
+    function = _function("normalization.decorrelated_batch_normalization",
+                         "decorrelated_batch_normalization")
+    variable = chainer.Variable(x)
+    y = function(variable, groups=groups, running_projection=running_projection, decay=0.0)
+    y.grad = gy
+    y.backward()
+    expected_y, projection, expected_gx = _principal_axes_reference(x, gy, groups, 2e-5)
+    count = x.size // shape[1]
+    assert numpy.array_equal(_to_groups(y.array, groups), expected_y)
+    assert numpy.array_equal(running_projection, 1.0 * (count / (count - 1.0)) * projection)
+    assert numpy.array_equal(variable.grad, _from_groups(expected_gx, shape))
 
 
 def test_fixed_decorrelated_batch_normalization_values():

@@ -2,8 +2,8 @@
 ``create_huffman_tree`` to build the tree from word counts, ``TreeParser`` to read its paths and
 ``BinaryHierarchicalSoftmaxFunction``, the loss as an old-style Function.
 
-Layer 8: imports backend, configuration, device_resident, function, functions, initializers,
-link, utils and variable.
+Layer 8: imports backend, configuration, device_resident, function, function_node, functions,
+initializers, link, utils and variable.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import numpy
 
 from chainer_compat import backend, configuration, function, initializers, link, utils, variable
 from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
-from chainer_compat.functions.activation.softplus import softplus
-from chainer_compat.functions.array.broadcast import broadcast_to
-from chainer_compat.functions.connection.embed_id import embed_id
-from chainer_compat.functions.math.sum import sum as sum_over
+from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.loss.negative_sampling import gathered_sigmoid_double_backward
 from chainer_compat.utils import type_check
 
 
@@ -141,43 +139,143 @@ class BinaryHierarchicalSoftmaxFunction(DeviceResident, function.Function):
         self.codes = visitor.visit_array(self.codes)
         self.begins = visitor.visit_array(self.begins)
 
-    def _steps(self, x: Any, t: Any, W: Any) -> tuple[Any, Any, Any, Any]:
-        """Returns, for every step of every sample's path, the sample index, the node, the
-        branch sign and the signed score ``sign * (W[node] . x[sample])``."""
-        xp = backend.get_array_module(x)
+    def _example_paths(self, t: Any) -> tuple[Any, Any, Any]:
+        """Every example's path, padded: nodes and signs ``(N, depth)`` and lengths ``(N,)``."""
+        xp = backend.get_array_module(t)
         starts = self.begins[t]
         lengths = self.begins[t + 1] - starts
-        # The sample each step belongs to, found by where the step falls among the paths' ends
-        # (CuPy 13 refuses an array of counts in repeat), then the step's position within its
-        # own path and within the concatenated tables.
-        ends = xp.cumsum(lengths)
-        step = xp.arange(int(lengths.sum()))
-        samples = xp.searchsorted(ends, step, side="right")
-        positions = starts[samples] + step - (ends - lengths)[samples]
-        nodes = self.paths[positions]
-        signs = self.codes[positions].astype(x.dtype, copy=False)
-        scores = (W[nodes] * x[samples]).sum(axis=1) * signs
-        return samples, nodes, signs, scores
+        depth = int(lengths.max()) if len(t) else 0
+        if depth == 0:
+            empty = xp.zeros((len(t), 0), numpy.int32)
+            return empty, empty.astype(self.codes.dtype), lengths
+        offsets = xp.arange(depth, dtype=numpy.int32)
+        positions = xp.where(offsets < lengths[:, None], starts[:, None] + offsets, 0)
+        return self.paths[positions], self.codes[positions], lengths
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, t, W = inputs
-        xp = backend.get_array_module(x)
-        _, _, _, scores = self._steps(x, t, W)
-        # log(1 + exp(-score)) summed over every step of every path.
-        return utils.force_array(xp.logaddexp(0, -scores).sum(), x.dtype),
+        return _path_loss(x, W, *self._example_paths(t)),
 
     def backward(self, inputs: tuple[Any, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, t, W = inputs
         gloss, = grad_outputs
-        xp = backend.get_array_module(x)
-        samples, nodes, signs, scores = self._steps(x, t, W)
-        step_grads = -gloss * signs / (1 + xp.exp(scores))
-        gx = xp.zeros_like(x)
-        gW = xp.zeros_like(W)
-        utils.add_at(gx, samples, step_grads[:, None] * W[nodes])
-        utils.add_at(gW, nodes, step_grads[:, None] * x[samples])
+        gx, gW = _path_loss_grads(x, W, *self._example_paths(t), gloss)
         return gx, None, gW
+
+
+# NOTE [per-example order]
+# Chainer's CPU code loops over the examples: per example one matrix-vector product of its path's
+# rows with x, elementwise steps, a sum over the path, and a running total over the examples in
+# x's dtype; gW takes each example's outer product in example order. Grouping the examples by
+# path length keeps that arithmetic: stacked matmul makes the same product call per example
+# (NumPy's float16 matmul sums in float32 in order, as its dot does), the sums run along rows of
+# the same length, cumsum is the running total, and add.at adds in index order.
+def _length_groups(nodes: Any, signs: Any, lengths: Any,
+                   dtype: Any) -> list[tuple[Any, Any, Any]]:
+    """The examples of each non-empty path length: their indexes, nodes and signs."""
+    xp = backend.get_array_module(nodes)
+    groups = []
+    for length in (int(length) for length in xp.unique(lengths)):
+        if length == 0:
+            continue
+        examples = xp.flatnonzero(lengths == length)
+        groups.append((examples, nodes[examples, :length],
+                       signs[examples, :length].astype(dtype, copy=False)))
+    return groups
+
+
+def _signed_scores(x: Any, W: Any, examples: Any, nodes: Any, signs: Any) -> tuple[Any, Any]:
+    """The rows of a group's paths and their signed scores ``signs * (W[node] . x)``."""
+    xp = backend.get_array_module(x)
+    rows = W[nodes]
+    return rows, xp.matmul(rows, x[examples][:, :, None])[:, :, 0] * signs
+
+
+def _path_loss(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any) -> Any:
+    """The summed loss of padded per-example paths, in Chainer's order (NOTE [per-example
+    order])."""
+    xp = backend.get_array_module(x)
+    example_losses = xp.zeros(len(x), x.dtype)
+    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, x.dtype):
+        _, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
+        # log(1 + exp(-score)) at every step.
+        example_losses[examples] = xp.logaddexp(0.0, -scores).sum(axis=1)
+    if len(x) == 0:
+        return xp.zeros((), x.dtype)
+    return utils.force_array(xp.cumsum(example_losses)[-1], x.dtype)
+
+
+def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
+                     gloss: Any) -> tuple[Any, Any]:
+    """The gradients ``(gx, gW)`` of :func:`_path_loss`, in Chainer's order."""
+    xp = backend.get_array_module(x)
+    gx = xp.zeros_like(x)
+    gW = xp.zeros_like(W)
+    step_examples, step_nodes, step_grads, step_order = [], [], [], []
+    depth = nodes.shape[1]
+    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, x.dtype):
+        rows, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
+        grads = -gloss * group_signs / (1.0 + xp.exp(scores))
+        gx[examples] = xp.matmul(grads[:, None, :], rows)[:, 0, :]
+        length = group_nodes.shape[1]
+        step_examples.append(xp.repeat(examples, length))
+        step_nodes.append(group_nodes.ravel())
+        step_grads.append(grads.ravel())
+        step_order.append((examples[:, None] * depth + xp.arange(length)).ravel())
+    if step_grads:
+        # Steps in example order, so that add.at meets a shared node's terms as Chainer does.
+        order = xp.argsort(xp.concatenate(step_order))
+        examples = xp.concatenate(step_examples)[order]
+        grads = xp.concatenate(step_grads)[order]
+        utils.add_at(gW, xp.concatenate(step_nodes)[order], grads[:, None] * x[examples])
+    return gx, gW
+
+
+class _TreeLoss(FunctionNode):
+    """The link's loss for inputs ``(x, t, W)``, given every example's padded path; unlike
+    Chainer's Function it can be differentiated twice (NOTE [gathered sigmoid scores])."""
+
+    def __init__(self, nodes: Any, signs: Any) -> None:
+        self.nodes = nodes
+        self.signs = signs
+        # Signs are +1 or -1 along a path and 0 in its padding.
+        self.lengths = (signs != 0).sum(axis=1)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 2))
+        x, _, W = inputs
+        return _path_loss(x, W, self.nodes, self.signs, self.lengths),
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, W = self.get_retained_inputs()
+        gloss, = grad_outputs
+        gx, gW = _TreeLossGrad(self).apply((x, W, gloss))
+        return gx, None, gW
+
+
+class _TreeLossGrad(FunctionNode):
+    """The gradients ``(gx, gW)`` of :class:`_TreeLoss` for inputs ``(x, W, gloss)``."""
+
+    def __init__(self, loss: _TreeLoss) -> None:
+        self.loss = loss
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        x, W, gloss = inputs
+        loss = self.loss
+        return _path_loss_grads(x, W, loss.nodes, loss.signs, loss.lengths, gloss)
+
+    def backward(self, indexes: tuple[int, ...],
+                 grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, W, gloss = self.get_retained_inputs()
+        xp = backend.get_array_module(x.array)
+        on_path = xp.nonzero(self.loss.signs)
+        # The loss of a step is softplus(-sign * score): the shared form's sign is -sign.
+        steps = (on_path[0], self.loss.nodes[on_path],
+                 -self.loss.signs[on_path].astype(x.dtype, copy=False))
+        return gathered_sigmoid_double_backward(x, W, gloss, steps, grad_outputs, indexes)
 
 
 def _padded_tables(paths: dict[int, Any], codes: dict[int, Any],
@@ -306,9 +404,6 @@ class BinaryHierarchicalSoftmax(link.Link):
         self._check_inputs(x, words)
         device = backend.get_device_from_array(words)
         nodes = device.send(self._nodes)[words]
-        signs = device.send(self._signs)[words].astype(x.dtype, copy=False)
-        rows = embed_id(nodes, self.W)
-        scores = sum_over(rows * broadcast_to(x[:, None, :], rows.shape), axis=2)
-        # softplus(-s) = -log sigmoid(s); padding has sign 0 and is masked out.
-        losses = softplus(-scores * signs) * (signs != 0).astype(x.dtype)
-        return sum_over(losses)
+        signs = device.send(self._signs)[words]
+        loss, = _TreeLoss(nodes, signs).apply((x, words, self.W))
+        return loss

@@ -1,0 +1,129 @@
+"""BinaryHierarchicalSoftmax and negative_sampling on the CPU give exactly the bits of a plain
+per-example loop in Chainer 7.8.1's arithmetic order (loss in each reduce mode, gx and gW, in
+float16/32/64). Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+import pytest
+
+TARGET = os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat")
+chainer = importlib.import_module(TARGET)
+links = importlib.import_module(f"{TARGET}.links")
+negative_sampling = importlib.import_module(f"{TARGET}.functions").negative_sampling
+
+DTYPES = [numpy.float16, numpy.float32, numpy.float64]
+
+
+def _tree_paths(tree):
+    paths, counter = {}, [0]
+
+    def walk(node, nodes, signs):
+        if not isinstance(node, tuple):
+            paths[node] = (nodes, signs)
+            return
+        node_id = counter[0]
+        counter[0] += 1
+        walk(node[0], nodes + [node_id], signs + [1.0])
+        walk(node[1], nodes + [node_id], signs + [-1.0])
+
+    walk(tree, [], [])
+    return paths
+
+
+def _hierarchical_reference(tree, x, t, W, gloss):  # noqa: N803
+    paths = _tree_paths(tree)
+    loss = x.dtype.type(0)
+    gx, gW = numpy.zeros_like(x), numpy.zeros_like(W)  # noqa: N806
+    for i, word in enumerate(t):
+        nodes, signs = paths.get(int(word), ([], []))
+        nodes, signs = numpy.array(nodes, numpy.int32), numpy.array(signs, x.dtype)
+        rows = W[nodes]
+        scores = rows.dot(x[i]) * signs
+        loss += numpy.sum(numpy.logaddexp(0.0, -scores))
+        g = -gloss * signs / (1.0 + numpy.exp(scores))
+        gx[i] = g.dot(rows)
+        gW[nodes] += g[:, None] * x[i][None, :]
+    return numpy.array(loss), gx, gW
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hierarchical_softmax_link_bits(dtype):
+    rng = numpy.random.RandomState(0)
+    counts = {word: int(500 / (word + 1) ** 1.1) + 1 for word in range(60)}
+    tree = links.BinaryHierarchicalSoftmax.create_huffman_tree(counts)
+    with chainer.using_config("dtype", dtype):
+        link = links.BinaryHierarchicalSoftmax(10, tree)
+    link.W.array[...] = rng.uniform(-1, 1, link.W.shape)
+    W = link.W.array.copy()  # noqa: N806
+    x = rng.uniform(-1, 1, (50, 10)).astype(dtype)
+    t = rng.randint(0, 60, 50).astype(numpy.int32)
+    gloss = numpy.array(0.7, dtype)
+    x_var = chainer.Variable(x)
+    link.cleargrads()
+    loss = link(x_var, t)
+    loss.grad = gloss
+    loss.backward()
+    expected = _hierarchical_reference(tree, x, t, W, gloss)
+    for actual, wanted in zip((loss.array, x_var.grad, link.W.grad), expected):
+        assert actual.dtype == wanted.dtype
+        numpy.testing.assert_array_equal(actual, wanted)
+
+
+def _negative_sampling_reference(x, t, W, samples, gy, reduce):  # noqa: N803
+    kept = t != -1
+    wide = numpy.float32 if x.dtype == numpy.float16 else x.dtype
+    scores = numpy.einsum("ij,ikj->ik", x[kept].astype(wide), W[samples[kept]].astype(wide))
+    scores[:, 0] *= -1
+    losses = numpy.zeros(len(x), wide)
+    losses[kept] = numpy.logaddexp(scores, 0).sum(axis=1)
+    loss = numpy.array(losses.sum(), wide) if reduce == "sum" else losses
+    gx, gW = numpy.zeros_like(x), numpy.zeros_like(W)  # noqa: N806
+    for i in numpy.flatnonzero(kept):
+        rows = W[samples[i]]
+        f = rows.dot(x[i])
+        f[0] *= -1
+        g = (gy if reduce == "sum" else gy[i]) / (1 + numpy.exp(-f))
+        g[0] *= -1
+        gx[i] = g.dot(rows)
+        for row, step_grad in zip(samples[i], g):
+            gW[row] += step_grad * x[i]
+    return loss.astype(x.dtype), gx, gW
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduce", ["sum", "no"])
+def test_negative_sampling_bits_with_a_walker_alias_sampler(dtype, reduce):
+    rng = numpy.random.RandomState(1)
+    vocabulary, size, n = 30, 10, 50
+    sampler = chainer.utils.WalkerAlias(numpy.arange(1, vocabulary + 1) ** 0.75)
+    x = rng.uniform(-1, 1, (n, size)).astype(dtype)
+    W = rng.uniform(-1, 1, (vocabulary, size)).astype(dtype)  # noqa: N806
+    t = rng.randint(0, vocabulary, n).astype(numpy.int32)
+    t[::6] = -1
+    gy = rng.uniform(-1, 1, () if reduce == "sum" else (n,)).astype(dtype)
+    x_var, W_var = chainer.Variable(x), chainer.Variable(W)  # noqa: N806
+    numpy.random.seed(3)
+    loss, samples = negative_sampling(x_var, t, W_var, sampler.sample, 5, reduce=reduce,
+                                      return_samples=True)
+    numpy.random.seed(3)
+    assert samples.dtype == sampler.sample((n, 6)).dtype
+    loss.grad = gy
+    loss.backward()
+    expected = _negative_sampling_reference(x, t, W, samples, gy, reduce)
+    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
+        assert actual.dtype == wanted.dtype
+        numpy.testing.assert_array_equal(actual, wanted)
+
+
+def test_walker_alias_draws_follow_the_global_seed():
+    sampler = chainer.utils.WalkerAlias([1.0, 2.0, 3.0, 4.0])
+    numpy.random.seed(11)
+    first = sampler.sample((5, 6))
+    numpy.random.seed(11)
+    numpy.testing.assert_array_equal(sampler.sample((5, 6)), first)
+    assert first.min() >= 0 and first.max() < 4

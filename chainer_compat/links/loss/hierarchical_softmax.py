@@ -17,6 +17,7 @@ import numpy
 from chainer_compat import backend, configuration, function, initializers, link, utils, variable
 from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
 from chainer_compat.functions.loss.negative_sampling import gathered_sigmoid_double_backward
 from chainer_compat.utils import type_check
 
@@ -233,8 +234,15 @@ def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
 
 
 class _TreeLoss(FunctionNode):
-    """The link's loss for inputs ``(x, t, W)``, given every example's padded path; unlike
-    Chainer's Function it can be differentiated twice (NOTE [gathered sigmoid scores])."""
+    """The link's loss for inputs ``(x, t, W)``, given every example's padded path.
+
+    Chainer's link applies the old-style :class:`BinaryHierarchicalSoftmaxFunction`, and hooks
+    see this node under that label with gradients on arrays (NOTE [old-style gradients]);
+    unlike Chainer's, it can be differentiated twice (NOTE [gathered sigmoid scores]).
+    """
+
+    # compat: the label of the old-style Function Chainer's link applies.
+    label = "BinaryHierarchicalSoftmaxFunction"
 
     def __init__(self, nodes: Any, signs: Any) -> None:
         self.nodes = nodes
@@ -251,8 +259,12 @@ class _TreeLoss(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, W = self.get_retained_inputs()
         gloss, = grad_outputs
-        gx, gW = _TreeLossGrad(self).apply((x, W, gloss))
-        return gx, None, gW
+        if records_a_graph():
+            gx, gW = _TreeLossGrad(self).apply((x, W, gloss))
+            return gx, None, gW
+        arrays = _path_loss_grads(x.array, W.array, self.nodes, self.signs, self.lengths,
+                                  gloss.array)
+        return gradients_without_graph((arrays[0], None, arrays[1]), indexes)
 
 
 class _TreeLossGrad(FunctionNode):

@@ -256,3 +256,37 @@ def test_loss_and_gradients_have_the_bits_of_chainers_order(dtype, use_function)
     for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
         assert actual.dtype == wanted.dtype
         numpy.testing.assert_array_equal(actual, wanted)
+
+
+class _Labels(chainer.FunctionHook):
+    name = "labels"
+
+    def __init__(self):
+        self.forward, self.backward = [], []
+
+    def forward_preprocess(self, function, in_data):
+        self.forward.append(function.label)
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.backward.append(function.label)
+
+
+def test_hooks_see_chainers_old_style_function_and_no_gradient_node():
+    link = _link()
+    x = chainer.Variable(numpy.random.RandomState(6).normal(size=(4, 3)))
+    t = numpy.array([3, 2, 1, 1], numpy.int32)
+    link.cleargrads()  # else W's initial grad is summed with the new one by an _ + _ node
+    hook = _Labels()
+    with hook:
+        loss = link(x, t)
+        loss.backward()
+    # Chainer's link applies the old-style Function, whose backward computes on arrays.
+    assert hook.forward == ["BinaryHierarchicalSoftmaxFunction"]
+    assert hook.backward == ["BinaryHierarchicalSoftmaxFunction"]
+    array_grad = x.grad.copy()
+    x.cleargrad()
+    link.cleargrads()
+    loss = link(x, t)
+    loss.backward(enable_double_backprop=True)  # through the differentiable gradient node
+    assert x.grad_var.creator is not None
+    numpy.testing.assert_array_equal(x.grad, array_grad)

@@ -52,9 +52,11 @@ def _hierarchical_reference(tree, x, t, W, gloss):  # noqa: N803
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_hierarchical_softmax_link_bits(dtype):
+@pytest.mark.parametrize("use_function", [False, True])
+def test_hierarchical_softmax_bits(dtype, use_function):
     rng = numpy.random.RandomState(0)
-    counts = {word: int(500 / (word + 1) ** 1.1) + 1 for word in range(60)}
+    # Paths of many lengths; word 3 is not in the tree and costs nothing.
+    counts = {word: int(500 / (word + 1) ** 1.1) + 1 for word in range(60) if word != 3}
     tree = links.BinaryHierarchicalSoftmax.create_huffman_tree(counts)
     with chainer.using_config("dtype", dtype):
         link = links.BinaryHierarchicalSoftmax(10, tree)
@@ -64,12 +66,18 @@ def test_hierarchical_softmax_link_bits(dtype):
     t = rng.randint(0, 60, 50).astype(numpy.int32)
     gloss = numpy.array(0.7, dtype)
     x_var = chainer.Variable(x)
-    link.cleargrads()
-    loss = link(x_var, t)
+    if use_function:
+        W_var = chainer.Variable(W.copy())  # noqa: N806
+        function = links.loss.hierarchical_softmax.BinaryHierarchicalSoftmaxFunction(tree, dtype)
+        loss = function(x_var, t, W_var)
+    else:
+        W_var = link.W  # noqa: N806
+        link.cleargrads()  # a new parameter's grad holds NaN until cleared
+        loss = link(x_var, t)
     loss.grad = gloss
     loss.backward()
     expected = _hierarchical_reference(tree, x, t, W, gloss)
-    for actual, wanted in zip((loss.array, x_var.grad, link.W.grad), expected):
+    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
         assert actual.dtype == wanted.dtype
         numpy.testing.assert_array_equal(actual, wanted)
 
@@ -112,6 +120,28 @@ def test_negative_sampling_bits_with_a_walker_alias_sampler(dtype, reduce):
                                       return_samples=True)
     numpy.random.seed(3)
     assert samples.dtype == sampler.sample((n, 6)).dtype
+    loss.grad = gy
+    loss.backward()
+    expected = _negative_sampling_reference(x, t, W, samples, gy, reduce)
+    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
+        assert actual.dtype == wanted.dtype
+        numpy.testing.assert_array_equal(actual, wanted)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduce", ["sum", "no"])
+def test_negative_sampling_bits_when_rows_repeat(dtype, reduce):
+    rng = numpy.random.RandomState(2)
+    n, size, vocabulary = 40, 7, 12  # few ids: rows repeat within and across examples
+    x = rng.uniform(-1, 1, (n, size)).astype(dtype)
+    W = rng.uniform(-1, 1, (vocabulary, size)).astype(dtype)  # noqa: N806
+    t = rng.randint(0, vocabulary, n).astype(numpy.int32)
+    t[::5] = -1
+    drawn = rng.randint(0, vocabulary, (n, 6)).astype(numpy.int32)
+    gy = rng.uniform(-1, 1, () if reduce == "sum" else (n,)).astype(dtype)
+    x_var, W_var = chainer.Variable(x), chainer.Variable(W)  # noqa: N806
+    loss, samples = negative_sampling(x_var, t, W_var, lambda shape: drawn.copy(), 5,
+                                      reduce=reduce, return_samples=True)
     loss.grad = gy
     loss.backward()
     expected = _negative_sampling_reference(x, t, W, samples, gy, reduce)

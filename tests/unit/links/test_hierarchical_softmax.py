@@ -192,70 +192,8 @@ def test_function_rejects_w_of_another_tree():
              numpy.ones((5, 3), numpy.float32))
 
 
-def _tree_paths(tree):
-    """Every leaf's internal nodes (preorder ids) and branch signs (+1 left, -1 right)."""
-    paths, counter = {}, [0]
-
-    def walk(node, nodes, signs):
-        if not isinstance(node, tuple):
-            paths[node] = (nodes, signs)
-            return
-        node_id = counter[0]
-        counter[0] += 1
-        walk(node[0], nodes + [node_id], signs + [1.0])
-        walk(node[1], nodes + [node_id], signs + [-1.0])
-
-    walk(tree, [], [])
-    return paths
-
-
-def _chainer_order_reference(tree, x, t, W, gloss):  # noqa: N803
-    """Loss and gradients as Chainer's CPU loop computes them: per example a matrix-vector
-    product along its path, a running total of the loss in x's dtype, gW added in example
-    order."""
-    paths = _tree_paths(tree)
-    loss = x.dtype.type(0)
-    gx, gW = numpy.zeros_like(x), numpy.zeros_like(W)  # noqa: N806
-    for i, word in enumerate(t):
-        nodes, signs = paths.get(int(word), ([], []))
-        nodes, signs = numpy.array(nodes, numpy.int32), numpy.array(signs, x.dtype)
-        rows = W[nodes]
-        scores = rows.dot(x[i]) * signs
-        loss += numpy.sum(numpy.logaddexp(0.0, -scores))
-        g = -gloss * signs / (1.0 + numpy.exp(scores))
-        gx[i] = g.dot(rows)
-        gW[nodes] += g[:, None] * x[i][None, :]
-    return numpy.array(loss), gx, gW
-
-
-@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
-@pytest.mark.parametrize("use_function", [False, True])
-def test_loss_and_gradients_have_the_bits_of_chainers_order(dtype, use_function):
-    rng = numpy.random.RandomState(9)
-    counts = {word: int(1000 / (word + 1)) + 1 for word in range(40) if word != 3}
-    tree = BinaryHierarchicalSoftmax.create_huffman_tree(counts)  # paths of many lengths
-    n, size = 60, 7
-    with chainer.using_config("dtype", dtype):
-        link = BinaryHierarchicalSoftmax(size, tree)
-    link.W.array[...] = rng.uniform(-1, 1, link.W.shape)
-    W = link.W.array.copy()  # noqa: N806
-    x = rng.uniform(-1, 1, (n, size)).astype(dtype)
-    t = rng.randint(0, 40, n).astype(numpy.int32)  # word 3 is not in the tree
-    gloss = numpy.array(rng.uniform(0.5, 2), dtype)
-    x_var = chainer.Variable(x)
-    if use_function:
-        W_var = chainer.Variable(W)  # noqa: N806
-        loss = BinaryHierarchicalSoftmaxFunction(tree, dtype)(x_var, t, W_var)
-    else:
-        W_var = link.W  # noqa: N806
-        link.cleargrads()  # a new parameter's grad holds NaN until cleared, as in Chainer
-        loss = link(x_var, t)
-    loss.grad = gloss
-    loss.backward()
-    expected = _chainer_order_reference(tree, x, t, W, gloss)
-    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
-        assert actual.dtype == wanted.dtype
-        numpy.testing.assert_array_equal(actual, wanted)
+# The bits of Chainer's CPU order are pinned, on both libraries, in
+# tests/conformance/test_hsm_negative_sampling_bits_conformance.py.
 
 
 class _Labels(chainer.FunctionHook):

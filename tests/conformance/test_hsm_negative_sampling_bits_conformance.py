@@ -19,6 +19,12 @@ negative_sampling = importlib.import_module(f"{TARGET}.functions").negative_samp
 DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
 
+def _assert_same_bits(actual_arrays, expected_arrays):
+    for actual, wanted in zip(actual_arrays, expected_arrays, strict=True):
+        assert actual.dtype == wanted.dtype
+        numpy.testing.assert_array_equal(actual, wanted)
+
+
 def _tree_paths(tree):
     paths, counter = {}, [0]
 
@@ -77,9 +83,7 @@ def test_hierarchical_softmax_bits(dtype, use_function):
     loss.grad = gloss
     loss.backward()
     expected = _hierarchical_reference(tree, x, t, W, gloss)
-    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
-        assert actual.dtype == wanted.dtype
-        numpy.testing.assert_array_equal(actual, wanted)
+    _assert_same_bits((loss.array, x_var.grad, W_var.grad), expected)
 
 
 def _negative_sampling_reference(x, t, W, samples, gy, reduce):  # noqa: N803
@@ -123,9 +127,7 @@ def test_negative_sampling_bits_with_a_walker_alias_sampler(dtype, reduce):
     loss.grad = gy
     loss.backward()
     expected = _negative_sampling_reference(x, t, W, samples, gy, reduce)
-    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
-        assert actual.dtype == wanted.dtype
-        numpy.testing.assert_array_equal(actual, wanted)
+    _assert_same_bits((loss.array, x_var.grad, W_var.grad), expected)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -145,9 +147,7 @@ def test_negative_sampling_bits_when_rows_repeat(dtype, reduce):
     loss.grad = gy
     loss.backward()
     expected = _negative_sampling_reference(x, t, W, samples, gy, reduce)
-    for actual, wanted in zip((loss.array, x_var.grad, W_var.grad), expected):
-        assert actual.dtype == wanted.dtype
-        numpy.testing.assert_array_equal(actual, wanted)
+    _assert_same_bits((loss.array, x_var.grad, W_var.grad), expected)
 
 
 def test_walker_alias_draws_follow_the_global_seed():

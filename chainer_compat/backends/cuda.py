@@ -74,9 +74,12 @@ def _missing_class(cupy_path: str) -> type:
 
 def _cudnn_names(cupy: Any) -> dict[str, Any]:
     disabled_by_user = os.environ.get("CHAINER_CUDNN", "1").strip() == "0"
+    # Chainer's CuPy had cupy.cudnn and cupy.cuda.cudnn; CuPy 9-13 keep the binding in
+    # cupy_backends, and CuPy 14 has no cuDNN at all.
     try:
         cudnn = importlib.import_module("cupy.cudnn")
-        libcudnn = cupy.cuda.cudnn
+        libcudnn = getattr(cupy.cuda, "cudnn", None) or importlib.import_module(
+            "cupy_backends.cuda.libs.cudnn")
     except Exception:  # noqa: BLE001 - CuPy without cuDNN (or a CuPy without cupy.cudnn) raises
         return {"cudnn_enabled": False, "cudnn": None, "libcudnn": object()}
     return {"cudnn_enabled": not disabled_by_user, "cudnn": cudnn, "libcudnn": libcudnn}
@@ -114,9 +117,11 @@ def _real_cupy_names(cupy: Any) -> dict[str, Any] | None:
         }
     except AttributeError:  # a partial install (or a stand-in module): treat CuPy as missing
         return None
-    # compat: as in Chainer, cuda.cuda and cuda.cublas exist only when CuPy imports.
+    # compat: as in Chainer, cuda.cuda and cuda.cublas exist only when CuPy imports. CuPy 9
+    # and later make cupy.cuda.cublas an attribute that loads cupy_backends' binding on first
+    # read, with no module of that name to import.
     try:
-        names["cublas"] = importlib.import_module("cupy.cuda.cublas")
+        names["cublas"] = cupy.cuda.cublas
     except Exception:  # noqa: BLE001 - a CuPy whose CUDA libraries fail to load
         pass
     return names
@@ -148,6 +153,9 @@ def __getattr__(name: str) -> Any:
         # Stored as plain globals, so __getattr__ runs once and later reads cost nothing.
         globals().update(names)
     if name not in names:  # memory pools, cuda and cublas exist only with CuPy (and CUDA)
+        if names["available"]:  # CUDA works, but this CuPy's cuBLAS binding did not load
+            raise AttributeError(f"cuda.{name} is not available: CuPy's cupy.cuda.{name} "
+                                 "did not load; check the CUDA libraries CuPy was built for")
         raise AttributeError(f"cuda.{name} is not available: {_cuda.unavailable_message()}")
     return names[name]
 

@@ -11,6 +11,7 @@ import pytest
 
 import chainer_compat as chainer
 from chainer_compat import gradient_check
+from chainer_compat.backends.cuda import to_cpu
 from chainer_compat.links.loss.hierarchical_softmax import (
     BinaryHierarchicalSoftmax,
     BinaryHierarchicalSoftmaxFunction,
@@ -228,3 +229,16 @@ def test_hooks_see_chainers_old_style_function_and_no_gradient_node():
     loss.backward(enable_double_backprop=True)  # through the differentiable gradient node
     assert x.grad_var.creator is not None
     numpy.testing.assert_array_equal(x.grad, array_grad)
+
+
+def test_cupy_loss_and_gradients_match_numpys(cupy):
+    results = []
+    for device in ("@numpy", "@cupy:0"):
+        link = _link()
+        link.to_device(device)
+        x = chainer.Variable(link.xp.asarray(numpy.random.RandomState(7).normal(size=(4, 3))))
+        loss = link(x, link.xp.asarray([3, 2, 1, 1], numpy.int32))
+        loss.backward()
+        results.append([to_cpu(array) for array in (loss.array, x.grad, link.W.grad)])
+    for on_cpu, on_gpu in zip(*results, strict=True):
+        numpy.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-10, atol=1e-12)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy
 import pytest
 
+import chainer_compat as chainer
 from chainer_compat import gradient_check
+from chainer_compat.backends.cuda import to_cpu
 from chainer_compat.functions.loss.negative_sampling import negative_sampling
 from chainer_compat.utils import type_check
 
@@ -117,3 +119,18 @@ def test_summed_loss_can_be_differentiated_twice():
     gradient_check.check_double_backward(loss, (x, W), rng.normal(size=()),
                                          (rng.normal(size=x.shape), rng.normal(size=W.shape)),
                                          dtype=numpy.float64)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "no"])
+def test_cupy_loss_and_gradients_match_numpys(cupy, reduce):
+    x, t, W = _problem(numpy.float32)  # noqa: N806
+    results = []
+    for to_device in (numpy.asarray, cupy.asarray):
+        x_var, W_var = chainer.Variable(to_device(x)), chainer.Variable(to_device(W))  # noqa: N806
+        samples = to_device(SAMPLES)
+        loss = negative_sampling(x_var, to_device(t), W_var, lambda shape: samples.copy(), 2,
+                                 reduce=reduce)
+        chainer.functions.sum(loss).backward()
+        results.append([to_cpu(array) for array in (loss.array, x_var.grad, W_var.grad)])
+    for on_cpu, on_gpu in zip(*results, strict=True):
+        numpy.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-5, atol=1e-6)

@@ -85,9 +85,9 @@ def test_polygamma_values_and_gradients(order, dtype, xp, uniform, check_functio
                    lambda x, n: scipy.special.polygamma(n, x))
 
 
-def test_polygamma_orders_broadcast_against_x(uniform, check_function):
+def test_polygamma_orders_broadcast_against_x(xp, uniform, check_function):
     x = uniform((2, 3), numpy.float64, 0.5, 3.0)
-    n = numpy.array([0, 1, 2], numpy.int64)
+    n = xp.asarray([0, 1, 2], numpy.int64)
     check_function(lambda x, n: polygamma.polygamma(n, x), (x, n),
                    lambda x, n: scipy.special.polygamma(n, x))
 

@@ -19,7 +19,7 @@ from chainer_compat.functions._old_style import (
     gradients_without_graph,
     records_a_graph,
 )
-from chainer_compat.utils import add_at, type_check
+from chainer_compat.utils import type_check
 
 # NOTE [ROI tables]
 # For fixed ROIs every ROI function is a sparse linear map from x to y: each output entry is a
@@ -28,6 +28,18 @@ from chainer_compat.utils import add_at, type_check
 # map once as a ``SampleTable``; the gradient is its transpose, and the gradient of the transpose
 # is the map again, so every ROI function can be differentiated any number of times. ROIs and
 # ROI indices get no gradient, as in Chainer.
+
+# NOTE [ROI gradient order]
+# Chainer's CPU gradients add one term at a time into an array of the gradient's dtype, ROI by
+# ROI, then bin by bin in row-major order, then sample by sample and tap by tap (channel by
+# channel too, which does not matter: channels never share a pixel). The align functions and
+# max pooling compute each term in float64 (NumPy 1 promotes the scalars they multiply) and
+# round the running sum to the dtype after every addition; average pooling divides in the
+# dtype. ``add_in_order`` adds in entry order and, given float64 terms, adds in float64 and
+# rounds into the target, so tables whose entries are in that order give the same bits. For
+# max pooling the float64 terms are exact and one rounding of a sum of two dtype values equals
+# the dtype's own addition. Forward, the align functions sum their taps in float64 in the same
+# order, which ``SampleTable.apply`` does.
 
 
 def pair(value: Any) -> tuple[Any, Any]:
@@ -150,14 +162,74 @@ def bilinear_taps(coordinate: Any, limit: int) -> tuple[Any, Any, Any, Any]:
     return valid, xp.clip(index, 0, limit - 1), weight, tap_valid
 
 
+def add_in_order(total: Any, index: Any, terms: Any) -> None:
+    """``numpy.add.at(total, index, terms)``: adds row ``terms[e]`` into ``total[index[e]]``
+    for each entry ``e`` in order, each addition in the promoted dtype of ``total`` and
+    ``terms`` and rounded into ``total``.
+
+    A one-axis NumPy ``total`` is given to ``numpy.add.at``, which does just that (and is
+    fastest without a cast). Otherwise the entries are grouped by index (a stable sort) and
+    added in passes: pass ``k`` adds the ``k``-th entry of every index that has one (the
+    indices of a pass are distinct, so a fancy assignment does it), which keeps each index's
+    order. The passes are as many as the most entries one index has. (``numpy.add.at`` on a
+    two-axis ``total`` is several times slower than the passes.)
+    """
+    xp = backend.get_array_module(total)
+    entries = int(index.size)
+    if entries == 0:
+        return
+    if xp is numpy and total.ndim == 1:
+        numpy.add.at(total, index, terms)
+        return
+    order = _stable_order(index, total.shape[0])
+    grouped = index[order]
+    starts = xp.nonzero(xp.concatenate([xp.ones(1, dtype=bool),
+                                        grouped[1:] != grouped[:-1]]))[0]
+    sizes = xp.diff(xp.concatenate([starts, xp.full(1, entries, dtype=starts.dtype)]))
+    # Largest groups first, so that the groups still adding at pass k are a prefix.
+    by_size = _stable_order(sizes.max() - sizes, int(sizes.max()) + 1)
+    starts = starts[by_size]
+    # active[k]: how many groups have more than k entries (read to the host once).
+    active = (starts.size - xp.cumsum(xp.bincount(sizes))).tolist()
+    for rank, count in enumerate(active[:-1]):
+        chosen = order[starts[:count] + rank]
+        destination = index[chosen]
+        total[destination] = total[destination] + terms[chosen]
+
+
+def _stable_order(keys: Any, limit: int) -> Any:
+    """The permutation that sorts non-negative integer ``keys`` (all below ``limit``)
+    stably."""
+    xp = backend.get_array_module(keys)
+    size = int(keys.size)
+    if size < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return xp.arange(size)
+    if xp is not numpy:
+        # Distinct keys, so any sort is stable.
+        return xp.argsort(keys * size + xp.arange(size))
+    # Least significant 16 bits first: NumPy sorts 16-bit keys stably by radix, in linear
+    # time.
+    order = numpy.arange(size)
+    shift = 0
+    while shift == 0 or (limit - 1) >> shift:
+        digit = ((keys[order] >> shift) & 0xFFFF).astype(numpy.uint16)
+        order = order[numpy.argsort(digit, kind="stable")]
+        shift += 16
+    return order
+
+
 class SampleTable:
     """A sparse linear map from ``x`` of shape ``(N, C, H, W)`` to ``y`` of shape
-    ``(R, C, OH, OW)``: ``y[target] += weight * x[source]`` over its entries.
+    ``(R, C, OH, OW)``: ``y[target] += weight * x[source]`` over its entries, then divided by
+    each of ``divisors`` in turn.
 
     In a shared table (``channel`` is None) each entry links ROI bin ``target`` (a flat index
     over ``(R, OH, OW)``) with pixel ``position`` (``h * W + w``) of image ``batch`` in every
     channel alike. Otherwise each entry links one channel: ``target`` is a flat index over
     ``(R, C, OH, OW)`` and ``channel`` names the input channel.
+
+    The transpose (the gradient) keeps Chainer's CPU arithmetic, see NOTE [ROI gradient
+    order].
 
     Args:
         batch: Image index of each entry.
@@ -167,10 +239,15 @@ class SampleTable:
         channel: Channel of each entry, or None for a shared table.
         in_shape: Shape of ``x``.
         out_shape: Shape of ``y``.
+        divisors: Arrays indexed like ``target``'s values (one entry per output, or per bin
+            of a shared table) that each output is divided by, in order.
+        float64_gradient: Whether the gradient's terms are computed in float64 (the align
+            functions and max pooling) or in the gradient's own dtype (average pooling).
     """
 
     def __init__(self, batch: Any, position: Any, target: Any, weight: Any, channel: Any,
-                 in_shape: tuple[int, ...], out_shape: tuple[int, ...]) -> None:
+                 in_shape: tuple[int, ...], out_shape: tuple[int, ...],
+                 divisors: tuple[Any, ...] = (), float64_gradient: bool = True) -> None:
         self.batch = batch
         self.position = position
         self.target = target
@@ -178,9 +255,12 @@ class SampleTable:
         self.channel = channel
         self.in_shape = tuple(int(size) for size in in_shape)
         self.out_shape = tuple(int(size) for size in out_shape)
+        self.divisors = divisors
+        self.float64_gradient = float64_gradient
 
     def apply(self, x: Any, dtype: Any = None) -> Any:
-        """``y``, accumulated in float64 and returned in ``dtype`` (``x``'s by default)."""
+        """``y``, accumulated in float64 in entry order and returned in ``dtype`` (``x``'s
+        by default)."""
         xp = backend.get_array_module(x)
         n, c, h, w = self.in_shape
         r, _, out_h, out_w = self.out_shape
@@ -188,33 +268,55 @@ class SampleTable:
             pixels = x.transpose(0, 2, 3, 1).reshape(n * h * w, c)
             values = pixels[self.batch * (h * w) + self.position] * self.weight[:, None]
             total = xp.zeros((r * out_h * out_w, c), dtype=numpy.float64)
-            add_at(total, self.target, values)
+            add_in_order(total, self.target, values)
+            for divisor in self.divisors:
+                total /= divisor[:, None]
             y = total.reshape(r, out_h, out_w, c).transpose(0, 3, 1, 2)
         else:
             flat = x.reshape(-1)
             values = flat[(self.batch * c + self.channel) * (h * w) + self.position] * self.weight
             total = xp.zeros(r * c * out_h * out_w, dtype=numpy.float64)
-            add_at(total, self.target, values)
+            add_in_order(total, self.target, values)
+            for divisor in self.divisors:
+                total /= divisor
             y = total.reshape(self.out_shape)
         return xp.ascontiguousarray(y.astype(x.dtype if dtype is None else dtype, copy=False))
 
+    def _terms(self, output_grad: Any) -> Any:
+        """Each entry's term of the gradient, in the precision NOTE [ROI gradient order]
+        gives."""
+        if self.float64_gradient:
+            terms = output_grad.astype(numpy.float64)
+            weight = self.weight
+        else:
+            terms = output_grad
+            weight = self.weight.astype(output_grad.dtype)
+        shared = self.channel is None
+        terms = terms * (weight[:, None] if shared else weight)
+        for divisor in self.divisors:
+            divisor = divisor[self.target].astype(terms.dtype, copy=False)
+            terms = terms / (divisor[:, None] if shared else divisor)
+        return terms
+
     def transpose(self, gy: Any) -> Any:
-        """The transposed map applied to ``gy``: an array of ``x``'s shape and ``gy``'s dtype."""
+        """The transposed map applied to ``gy``: an array of ``x``'s shape and ``gy``'s dtype,
+        summed in entry order (see NOTE [ROI gradient order])."""
         xp = backend.get_array_module(gy)
         n, c, h, w = self.in_shape
         if self.channel is None:
             bins = gy.transpose(0, 2, 3, 1).reshape(-1, c)
-            values = bins[self.target] * self.weight[:, None]
-            total = xp.zeros((n * h * w, c), dtype=numpy.float64)
-            add_at(total, self.batch * (h * w) + self.position, values)
-            gx = total.reshape(n, h, w, c).transpose(0, 3, 1, 2)
+            terms = self._terms(bins[self.target])
+            total = xp.zeros((n * h * w, c), dtype=gy.dtype)
+            source = self.batch * (h * w) + self.position
         else:
-            values = gy.reshape(-1)[self.target] * self.weight
-            total = xp.zeros(n * c * h * w, dtype=numpy.float64)
+            terms = self._terms(gy.reshape(-1)[self.target])
+            total = xp.zeros(n * c * h * w, dtype=gy.dtype)
             source = (self.batch * c + self.channel) * (h * w) + self.position
-            add_at(total, source, values)
-            gx = total.reshape(self.in_shape)
-        return xp.ascontiguousarray(gx.astype(gy.dtype, copy=False))
+        add_in_order(total, source, terms)
+        if self.channel is None:
+            gx = total.reshape(n, h, w, c).transpose(0, 3, 1, 2)
+            return xp.ascontiguousarray(gx)
+        return total.reshape(self.in_shape)
 
 
 class TableApply(FunctionNode):
@@ -277,12 +379,11 @@ class IndexedROINode(OldStyleCall, FunctionNode):
         return tuple((gx, None, None)[index] for index in indexes)
 
 
-def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
-              w_stop: Any) -> tuple[SampleTable, Any]:
-    """The per-channel table of ROI max pooling over integer bins, and the empty-bin mask.
+def max_positions(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
+                  w_stop: Any) -> tuple[Any, Any]:
+    """The pixel of each output's maximum in ROI max pooling over integer bins.
 
-    Each entry links an output to the first maximum (row-major within its bin) of its bin;
-    an empty bin gets weight 0.
+    Each output takes the first maximum (row-major within its bin), as ``numpy.argmax`` does.
 
     Args:
         x: Input of shape ``(N, C, H, W)``.
@@ -291,7 +392,9 @@ def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
         w_first, w_stop: Column ranges of each bin, shape ``(R, OW)``.
 
     Returns:
-        ``(table, empty)`` with ``empty`` a boolean array of shape ``(R, 1, OH, OW)``.
+        ``(position, empty)``: the flat pixel index ``h * W + w`` of each output, an int64
+        array of shape ``(R, C, OH, OW)`` (0 for an empty bin), and a boolean array of shape
+        ``(R, 1, OH, OW)`` marking the empty bins.
     """
     xp = backend.get_array_module(x)
     n, c, h, w = x.shape
@@ -323,22 +426,72 @@ def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
             best_col = xp.take_along_axis(cols, best % columns, axis=1)
             position[:, ph, pw] = best_row * w + best_col
     empty = (height[:, :, None] == 0) | (width[:, None, :] == 0)
-    weight = xp.broadcast_to(~empty[:, :, :, None], position.shape).astype(numpy.float64)
-    # Entries in output order (R, C, OH, OW), so each target is its own flat index.
-    position = position.transpose(0, 3, 1, 2).reshape(-1)
-    weight = weight.transpose(0, 3, 1, 2).reshape(-1)
-    channel = xp.broadcast_to(xp.arange(c)[None, :, None], (r, c, out_h * out_w)).reshape(-1)
-    batch_of_entry = xp.broadcast_to(batch[:, None], (r, c * out_h * out_w)).reshape(-1)
-    target = xp.arange(r * c * out_h * out_w)
-    table = SampleTable(batch_of_entry, position, target, weight, channel,
-                        x.shape, (r, c, out_h, out_w))
-    return table, empty[:, None]
+    position = xp.where(empty[..., None], 0, position)
+    return xp.ascontiguousarray(position.transpose(0, 3, 1, 2)), empty[:, None]
+
+
+def gather_positions(x: Any, batch: Any, position: Any) -> Any:
+    """``x[batch[r], c, position[r, c] // W, position[r, c] % W]`` for ``position`` of shape
+    ``(R, C, OH, OW)``."""
+    xp = backend.get_array_module(x)
+    n, c, h, w = x.shape
+    planes = x.reshape(n, c, h * w)
+    return planes[batch[:, None, None, None], xp.arange(c)[None, :, None, None], position]
+
+
+def max_table(x_shape: tuple[int, ...], batch: Any, position: Any, keep: Any) -> SampleTable:
+    """The per-channel table linking each kept output of shape ``(R, C, OH, OW)`` to the pixel
+    ``position`` of its maximum with weight 1, in output order (NOTE [ROI gradient order])."""
+    xp = backend.get_array_module(position)
+    r, c, out_h, out_w = position.shape
+    target = xp.nonzero(keep.reshape(-1))[0]
+    per_roi = c * out_h * out_w
+    channel = (target // (out_h * out_w)) % c
+    weight = xp.ones(target.shape, dtype=numpy.float64)
+    # The terms gy * 1 are exact in gy's dtype, and so is each sum's single rounding.
+    return SampleTable(batch[target // per_roi], position.reshape(-1)[target], target, weight,
+                       channel, x_shape, (r, c, out_h, out_w), float64_gradient=False)
+
+
+def average_pooling(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
+                    w_stop: Any) -> Any:
+    """ROI average pooling over integer bins, with Chainer's CPU rounding.
+
+    Chainer averages each bin with ``numpy.average`` over a ``(C, pixels)`` block in
+    row-major pixel order: NumPy's pairwise sum along the pixels in ``x``'s dtype (float32
+    for float16), then one division by the pixel count. Bins of the same extent are gathered
+    into one contiguous ``(bins, C, pixels)`` block and reduced along the same axis, which
+    sums each row in the same order. An empty bin gives 0.
+    """
+    xp = backend.get_array_module(x)
+    n, c, h, w = x.shape
+    r, out_h = h_first.shape
+    out_w = w_first.shape[1]
+    sum_dtype = numpy.float32 if x.dtype == numpy.float16 else x.dtype.type
+    y = xp.zeros((r, c, out_h, out_w), dtype=x.dtype)
+    height = xp.broadcast_to(xp.maximum(h_stop - h_first, 0)[:, :, None], (r, out_h, out_w))
+    width = xp.broadcast_to(xp.maximum(w_stop - w_first, 0)[:, None, :], (r, out_h, out_w))
+    extents = height * (w + 1) + width
+    # The distinct bin extents, read to the host once.
+    kinds = [int(kind) for kind in xp.unique(extents[(height > 0) & (width > 0)]).tolist()]
+    planes = x.reshape(n, c, h * w)
+    channels = xp.arange(c)[None, :, None]
+    for kind in kinds:
+        rows, cols = divmod(kind, w + 1)
+        roi, ph, pw = xp.nonzero(extents == kind)
+        pixel = ((h_first[roi, ph][:, None, None] + xp.arange(rows)[:, None]) * w
+                 + w_first[roi, pw][:, None, None] + xp.arange(cols)).reshape(-1, rows * cols)
+        block = planes[batch[roi][:, None, None], channels, pixel[:, None, :]]
+        total = block.astype(sum_dtype, copy=False).sum(axis=-1)
+        y[roi, :, ph, pw] = (total / sum_dtype(rows * cols)).astype(x.dtype, copy=False)
+    return y
 
 
 def average_table(x_shape: tuple[int, ...], batch: Any, h_first: Any, h_stop: Any,
                   w_first: Any, w_stop: Any) -> SampleTable:
-    """The shared table of ROI average pooling: each bin's pixels with weight ``1 / count``;
-    an empty bin has no entries (and so averages to 0)."""
+    """The shared table of ROI average pooling: each bin's pixels with weight 1, divided by
+    the bin's height and then its width in the gradient's dtype, as Chainer's CPU gradient
+    does; an empty bin has no entries."""
     xp = backend.get_array_module(h_first)
     n, c, h, w = x_shape
     r, out_h = h_first.shape
@@ -351,15 +504,18 @@ def average_table(x_shape: tuple[int, ...], batch: Any, h_first: Any, h_stop: An
     cols = w_first[:, :, None] + xp.arange(max_cols)  # (R, OW, cols)
     row_ok = rows < h_stop[:, :, None]
     col_ok = cols < w_stop[:, :, None]
-    # (R, OH, OW, rows, cols)
+    # (R, OH, OW, rows, cols); nonzero lists the entries in Chainer's order.
     ok = row_ok[:, :, None, :, None] & col_ok[:, None, :, None, :]
-    count = (height[:, :, None] * width[:, None, :]).astype(numpy.float64)
-    weight = 1.0 / xp.maximum(count, 1.0)
     roi, ph, pw, dy, dx = xp.nonzero(ok)
     position = rows[roi, ph, dy] * w + cols[roi, pw, dx]
     target = (roi * out_h + ph) * out_w + pw
-    return SampleTable(batch[roi], position, target, weight[roi, ph, pw], None,
-                       x_shape, (r, c, out_h, out_w))
+    # At least 1, so that an empty bin (which has no entries) divides 0 by 1.
+    bin_height = xp.broadcast_to(xp.maximum(height, 1)[:, :, None], (r, out_h, out_w))
+    bin_width = xp.broadcast_to(xp.maximum(width, 1)[:, None, :], (r, out_h, out_w))
+    weight = xp.ones(target.shape, dtype=numpy.float64)
+    return SampleTable(batch[roi], position, target, weight, None, x_shape, (r, c, out_h, out_w),
+                       divisors=(bin_height.reshape(-1), bin_width.reshape(-1)),
+                       float64_gradient=False)
 
 
 def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
@@ -375,7 +531,8 @@ def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
         A dict with ``valid`` (R, OH, OW, S): whether a sample counts; ``position`` and
         ``weight`` (R, OH, OW, S, 4): its four taps (weight 0 where a tap does not count); and
         ``count`` (R,): the number of grid samples per bin, invalid ones included, which
-        average align divides by.
+        average align divides by; ``grid_w`` (R,): each ROI's grid width; ``most_w``: the
+        padded grid's width (an int).
     """
     xp = backend.get_array_module(rois)
     scaled = rois.astype(numpy.float64) * spatial_scale
@@ -421,19 +578,47 @@ def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
         "position": xp.broadcast_to(position, weight.shape).reshape(r, out_h, out_w, samples, 4),
         "weight": weight.reshape(r, out_h, out_w, samples, 4),
         "count": (grid_h * grid_w).astype(numpy.float64),
+        "grid_w": grid_w,
+        "most_w": most_w,
     }
 
 
+def sample_values(x: Any, batch: Any, position: Any, weight: Any) -> Any:
+    """Each bilinear sample's value, summed over its four taps in float64 in order, as
+    Chainer's CPU loop does: an array of shape ``position.shape[:-1] + (C,)``.
+
+    Args:
+        x: Input of shape ``(N, C, H, W)``.
+        batch: Image index of each ROI, shape ``(R,)``.
+        position: Tap pixels ``h * W + w``, shape ``(R, ...) + (4,)``.
+        weight: Float64 tap weights of that shape, 0 where a tap does not count.
+    """
+    xp = backend.get_array_module(x)
+    n, c, h, w = x.shape
+    planes = x.reshape(n, c, h * w)
+    image = batch.reshape(batch.shape + (1,) * (position.ndim - 2))
+    # Chainer's sum starts at +0.0 and skips the taps that do not count (adding +0.0
+    # instead changes no sum, and keeps an infinite pixel of weight 0 out).
+    total = xp.zeros(position.shape[:-1] + (c,), dtype=numpy.float64)
+    for tap in range(position.shape[-1]):
+        tap_weight = weight[..., tap, None]
+        term = planes[image, :, position[..., tap]] * tap_weight
+        total += xp.where(tap_weight > 0, term, 0.0)
+    return total
+
+
 def shared_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...],
-                 out_shape: tuple[int, ...]) -> SampleTable:
+                 out_shape: tuple[int, ...], divisors: tuple[Any, ...] = ()) -> SampleTable:
     """A shared table from taps of shape ``(R, OH, OW, K)``: bin ``(r, ph, pw)`` sums
-    ``weight * x`` over its ``K`` taps; zero-weight taps are dropped."""
+    ``weight * x`` over its ``K`` taps in order, then divides by ``divisors`` (each of shape
+    ``(R, OH, OW)``); zero-weight taps are dropped."""
     xp = backend.get_array_module(weight)
     r, out_h, out_w, _ = weight.shape
     roi, ph, pw, k = xp.nonzero(weight != 0)
     target = (roi * out_h + ph) * out_w + pw
     return SampleTable(batch[roi], position[roi, ph, pw, k], target, weight[roi, ph, pw, k],
-                       None, x_shape, out_shape)
+                       None, x_shape, out_shape,
+                       divisors=tuple(divisor.reshape(-1) for divisor in divisors))
 
 
 def pooling_bins(rois: Any, spatial_scale: float, out_h: int, out_w: int, height: int,
@@ -452,18 +637,3 @@ def pooling_bins(rois: Any, spatial_scale: float, out_h: int, out_w: int, height
     h_first, h_stop = integer_bins(y_min, xp.maximum(y_max - y_min, 1), out_h, height)
     w_first, w_stop = integer_bins(x_min, xp.maximum(x_max - x_min, 1), out_w, width)
     return h_first, h_stop, w_first, w_stop
-
-
-def per_channel_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...]
-                      ) -> SampleTable:
-    """A per-channel table from taps of shape ``(R, C, OH, OW, K)``: output ``(r, c, ph, pw)``
-    sums ``weight * x[batch[r], c]`` over its ``K`` taps."""
-    xp = backend.get_array_module(weight)
-    r, c, out_h, out_w, taps = weight.shape
-    shape = weight.shape
-    target = xp.broadcast_to(xp.arange(r * c * out_h * out_w).reshape(r, c, out_h, out_w, 1),
-                             shape)
-    channel = xp.broadcast_to(xp.arange(c).reshape(1, c, 1, 1, 1), shape)
-    batch_of_entry = xp.broadcast_to(batch.reshape(r, 1, 1, 1, 1), shape)
-    return SampleTable(batch_of_entry.reshape(-1), position.reshape(-1), target.reshape(-1),
-                       weight.reshape(-1), channel.reshape(-1), x_shape, (r, c, out_h, out_w))

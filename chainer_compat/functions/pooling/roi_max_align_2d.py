@@ -18,8 +18,8 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
 
     Attributes:
         argmax_data: After forward, the index ``iy * grid_w + ix`` of each output's largest
-            sample within its bin's grid (over the largest ROI grid when ``sampling_ratio`` is
-            None), an int32 array of the output's shape (-1 for an empty bin).
+            sample within its bin's grid, an int32 array of the output's shape (-1 for an
+            empty bin).
     """
 
     def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
@@ -40,31 +40,32 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
         r = rois.shape[0]
         batch = roi_indices.astype(numpy.int64)
         valid, position, weight = samples["valid"], samples["position"], samples["weight"]
-        count = valid.shape[-1]
-        # Every sample's value, as a table whose "bins" are the samples.
-        sampler = _roi.shared_table(batch, position.reshape(r, out_h, out_w * count, 4),
-                                    weight.reshape(r, out_h, out_w * count, 4), x.shape,
-                                    (r, c, out_h, out_w * count))
-        values = sampler.apply(x, numpy.float64).reshape(r, c, out_h, out_w, count)
+        values = _roi.sample_values(x, batch, position, weight).transpose(0, 4, 1, 2, 3)
         values = xp.where(valid[:, None], values, -numpy.inf)
         # argmax takes the first of equal samples, as Chainer's strict comparison does.
         best = values.argmax(axis=-1)
         empty = ~valid.any(axis=-1)[:, None]
         y = values.max(axis=-1).astype(x.dtype)
-        self.argmax_data = xp.where(empty, -1, best).astype(numpy.int32)
+        # Chainer's index counts samples in the ROI's own grid: iy * grid_w + ix.
+        grid_w = samples["grid_w"][:, None, None, None]
+        most_w = samples["most_w"]
+        self.argmax_data = xp.where(empty, -1, best // most_w * grid_w + best % most_w).astype(
+            numpy.int32)
         roi = xp.arange(r).reshape(r, 1, 1, 1)
         row = xp.arange(out_h).reshape(1, 1, out_h, 1)
         col = xp.arange(out_w).reshape(1, 1, 1, out_w)
         # The four taps of each output's best sample: (R, C, OH, OW, 4).
         best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best])
-        table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
-                                       x.shape)
+        best_position = position[roi, row, col, best]
         # Taps of weight 0 (all four of an empty bin's) pass no gradient at all, as in
         # Chainer: kept, they would turn an infinite output gradient into 0 * inf = nan.
-        kept = table.weight != 0
-        self._table = _roi.SampleTable(table.batch[kept], table.position[kept],
-                                       table.target[kept], table.weight[kept],
-                                       table.channel[kept], table.in_shape, table.out_shape)
+        # The entries stay in output order, then tap order (NOTE [ROI gradient order]).
+        entry = xp.nonzero(best_weight.reshape(-1) != 0)[0]
+        target = entry // best_weight.shape[-1]
+        self._table = _roi.SampleTable(
+            batch[target // (c * out_h * out_w)], best_position.reshape(-1)[entry], target,
+            best_weight.reshape(-1)[entry], (target // (out_h * out_w)) % c, x.shape,
+            (r, c, out_h, out_w))
         return y,
 
 

@@ -53,16 +53,47 @@ class ROIPooling2D(FunctionNode):
         roi_w = xp.maximum(x_max - x_min + 1, 1)
         h_first, h_stop = _roi.integer_bins(y_min, roi_h, self.outh, height)
         w_first, w_stop = _roi.integer_bins(x_min, roi_w, self.outw, width)
-        table, empty = _roi.max_table(x, batch, h_first, h_stop, w_first, w_stop)
-        y = table.apply(x)
-        self.argmax_data = xp.where(empty, 0, table.position.reshape(y.shape)).astype(numpy.int32)
-        # compat: Chainer sends no gradient to a malformed ROI's pixel (it lies outside the
-        # inclusive corners), though it pools its value.
-        malformed = (y_max < y_min) | (x_max < x_min)
-        per_roi = x.shape[1] * self.outh * self.outw
-        table.weight = xp.where(xp.repeat(malformed, per_roi), 0.0, table.weight)
-        self._table = table
+        position, empty = _roi.max_positions(x, batch, h_first, h_stop, w_first, w_stop)
+        y = xp.where(empty, x.dtype.type(0), _roi.gather_positions(x, batch, position))
+        self.argmax_data = position.astype(numpy.int32)
+        keep = self._gradient_reaches(position, y_min, x_min, y_max, x_max, roi_h, roi_w,
+                                      width)
+        self._table = _roi.max_table(x.shape, batch, position, keep)
         return y,
+
+    def _gradient_reaches(self, position: Any, y_min: Any, x_min: Any, y_max: Any, x_max: Any,
+                          roi_h: Any, roi_w: Any, width: int) -> Any:
+        """Which outputs pass their gradient to their maximum's pixel.
+
+        compat: Chainer's CPU gradient walks each ROI's pixels between its inclusive corners
+        and maps each pixel back to the bins around it (floor and ceil of its offset over
+        the bin stride); an output's gradient reaches its maximum only when that walk meets
+        it. So a malformed ROI (max < min) passes none, and a pixel the bins' rounding puts
+        in a bin that the walk's rounding does not passes none from that bin. (Where the walk
+        leaves the image's columns, Chainer's pixel index aliases a pixel of the next or
+        previous row: it fails or adds to a wrong pixel; that is not reproduced.)
+        """
+        xp = backend.get_array_module(position)
+        r, c, out_h, out_w = position.shape
+        row = position // width
+        col = position % width
+
+        def bins_of(offset: Any, extent: Any, bins: int) -> tuple[Any, Any]:
+            stride = (extent.astype(numpy.float64) / bins)[:, None, None, None]
+            first = xp.floor(offset.astype(numpy.float64) / stride).astype(numpy.int64)
+            stop = xp.ceil((offset + 1).astype(numpy.float64) / stride).astype(numpy.int64)
+            return xp.clip(first, 0, bins), xp.clip(stop, 0, bins)
+
+        def corners(array: Any) -> Any:
+            return array[:, None, None, None]
+
+        first_h, stop_h = bins_of(row - corners(y_min), roi_h, out_h)
+        first_w, stop_w = bins_of(col - corners(x_min), roi_w, out_w)
+        ph = xp.arange(out_h)[None, None, :, None]
+        pw = xp.arange(out_w)[None, None, None, :]
+        return ((corners(y_min) <= row) & (row <= corners(y_max))
+                & (corners(x_min) <= col) & (col <= corners(x_max))
+                & (first_h <= ph) & (ph < stop_h) & (first_w <= pw) & (pw < stop_w))
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

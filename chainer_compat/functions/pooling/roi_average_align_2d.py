@@ -1,6 +1,6 @@
 """``roi_average_align_2d``: Mask R-CNN's ROI align, the mean of bilinear samples on a grid
-in each bin of each ROI. Layer 5: imports backend, variable and ``functions.pooling._roi`` (NOTE [ROI tables]
-there).
+in each bin of each ROI. Layer 5: imports backend, variable and ``functions.pooling._roi``
+(NOTE [ROI tables] there).
 """
 
 from __future__ import annotations

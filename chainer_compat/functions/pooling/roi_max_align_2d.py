@@ -40,32 +40,40 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
         r = rois.shape[0]
         batch = roi_indices.astype(numpy.int64)
         valid, position, weight = samples["valid"], samples["position"], samples["weight"]
-        values = _roi.sample_values(x, batch, position, weight).transpose(0, 4, 1, 2, 3)
-        values = xp.where(valid[:, None], values, -numpy.inf)
-        # argmax takes the first of equal samples, as Chainer's strict comparison does.
-        best = values.argmax(axis=-1)
-        empty = ~valid.any(axis=-1)[:, None]
-        y = values.max(axis=-1).astype(x.dtype)
+        # Channels last, so that each tap gathers contiguous rows.
+        pixels = x.transpose(0, 2, 3, 1).reshape(n * height * width, c)
+        source = batch[:, None, None, None, None] * (height * width) + position
+        # Chainer keeps the first sample that is strictly larger than all before it (so a
+        # NaN sample never wins), one sample at a time: (R, OH, OW, C).
+        best_value = xp.full((r, out_h, out_w, c), -numpy.inf)
+        best = xp.full((r, out_h, out_w, c), -1, dtype=numpy.int64)
+        for sample in range(valid.shape[-1]):
+            value = _roi.tap_sums(pixels, source[:, :, :, sample], weight[:, :, :, sample])
+            larger = valid[:, :, :, sample, None] & (value > best_value)
+            best_value = xp.where(larger, value, best_value)
+            best = xp.where(larger, sample, best)
+        y = xp.ascontiguousarray(best_value.astype(x.dtype).transpose(0, 3, 1, 2))
+        best = best.transpose(0, 3, 1, 2)
+        empty = best < 0
         # Chainer's index counts samples in the ROI's own grid: iy * grid_w + ix.
         grid_w = samples["grid_w"][:, None, None, None]
         most_w = samples["most_w"]
         self.argmax_data = xp.where(empty, -1, best // most_w * grid_w + best % most_w).astype(
             numpy.int32)
+        best = xp.maximum(best, 0)
         roi = xp.arange(r).reshape(r, 1, 1, 1)
         row = xp.arange(out_h).reshape(1, 1, out_h, 1)
         col = xp.arange(out_w).reshape(1, 1, 1, out_w)
-        # The four taps of each output's best sample: (R, C, OH, OW, 4).
-        best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best])
-        best_position = position[roi, row, col, best]
-        # Taps of weight 0 (all four of an empty bin's) pass no gradient at all, as in
-        # Chainer: kept, they would turn an infinite output gradient into 0 * inf = nan.
-        # The entries stay in output order, then tap order (NOTE [ROI gradient order]).
-        entry = xp.nonzero(best_weight.reshape(-1) != 0)[0]
-        target = entry // best_weight.shape[-1]
-        self._table = _roi.SampleTable(
-            batch[target // (c * out_h * out_w)], best_position.reshape(-1)[entry], target,
-            best_weight.reshape(-1)[entry], (target // (out_h * out_w)) % c, x.shape,
-            (r, c, out_h, out_w))
+        channel = xp.arange(c).reshape(1, c, 1, 1, 1)
+        # The taps of each output's best sample, (R, C, OH, OW, 4), in output order, then
+        # tap order (NOTE [ROI gradient order]). Taps of weight 0 (all four of an empty
+        # bin's) pass no gradient, as in Chainer.
+        best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best]).reshape(-1)
+        source = ((batch.reshape(r, 1, 1, 1, 1) * c + channel) * (height * width)
+                  + position[roi, row, col, best]).reshape(-1)
+        entry = xp.nonzero(best_weight)[0]
+        self._table = _roi.SampleTable(source[entry], entry // position.shape[-1],
+                                       best_weight[entry], False, x.shape, (r, c, out_h, out_w))
         return y,
 
 

@@ -34,10 +34,9 @@ class ROIMaxPooling2D(_roi.IndexedROINode):
         _, _, height, width = x.shape
         bins = _roi.pooling_bins(rois, self.spatial_scale, self.outh, self.outw, height, width)
         batch = roi_indices.astype(numpy.int64)
-        position, empty = _roi.max_positions(x, batch, *bins)
         # An empty bin (entirely outside the image) pools to -inf and passes no gradient, as
         # in Chainer.
-        y = xp.where(empty, x.dtype.type(-numpy.inf), _roi.gather_positions(x, batch, position))
+        y, position, empty = _roi.max_pooling(x, batch, *bins, -numpy.inf)
         self.argmax_data = xp.where(empty, -1, position).astype(numpy.int32)
         self._table = _roi.max_table(x.shape, batch, position,
                                      xp.broadcast_to(~empty, position.shape))

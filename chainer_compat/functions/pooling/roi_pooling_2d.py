@@ -53,16 +53,15 @@ class ROIPooling2D(FunctionNode):
         roi_w = xp.maximum(x_max - x_min + 1, 1)
         h_first, h_stop = _roi.integer_bins(y_min, roi_h, self.outh, height)
         w_first, w_stop = _roi.integer_bins(x_min, roi_w, self.outw, width)
-        position, empty = _roi.max_positions(x, batch, h_first, h_stop, w_first, w_stop)
-        y = xp.where(empty, x.dtype.type(0), _roi.gather_positions(x, batch, position))
+        y, position, _ = _roi.max_pooling(x, batch, h_first, h_stop, w_first, w_stop, 0.0)
         self.argmax_data = position.astype(numpy.int32)
-        keep = self._gradient_reaches(position, y_min, x_min, y_max, x_max, roi_h, roi_w,
-                                      width)
+        keep = self._gradient_reaches(position, (y_min, x_min, y_max, x_max), roi_h, roi_w,
+                                      height, width)
         self._table = _roi.max_table(x.shape, batch, position, keep)
         return y,
 
-    def _gradient_reaches(self, position: Any, y_min: Any, x_min: Any, y_max: Any, x_max: Any,
-                          roi_h: Any, roi_w: Any, width: int) -> Any:
+    def _gradient_reaches(self, position: Any, corners: tuple[Any, Any, Any, Any], roi_h: Any,
+                          roi_w: Any, height: int, width: int) -> Any:
         """Which outputs pass their gradient to their maximum's pixel.
 
         compat: Chainer's CPU gradient walks each ROI's pixels between its inclusive corners
@@ -75,25 +74,26 @@ class ROIPooling2D(FunctionNode):
         """
         xp = backend.get_array_module(position)
         r, c, out_h, out_w = position.shape
-        row = position // width
-        col = position % width
+        y_min, x_min, y_max, x_max = corners
 
-        def bins_of(offset: Any, extent: Any, bins: int) -> tuple[Any, Any]:
-            stride = (extent.astype(numpy.float64) / bins)[:, None, None, None]
-            first = xp.floor(offset.astype(numpy.float64) / stride).astype(numpy.int64)
-            stop = xp.ceil((offset + 1).astype(numpy.float64) / stride).astype(numpy.int64)
-            return xp.clip(first, 0, bins), xp.clip(stop, 0, bins)
+        def walk_meets(size: int, first: Any, last: Any, extent: Any, bins: int) -> Any:
+            # (R, bins, size): whether the walk visits the pixel (between the inclusive
+            # corners) and maps it back to the bin.
+            pixel = xp.arange(size)[None, :]
+            offset = (pixel - first[:, None]).astype(numpy.float64)
+            stride = (extent.astype(numpy.float64) / bins)[:, None]
+            bin_first = xp.clip(xp.floor(offset / stride), 0, bins)
+            bin_stop = xp.clip(xp.ceil((offset + 1) / stride), 0, bins)
+            visited = (first[:, None] <= pixel) & (pixel <= last[:, None])
+            index = xp.arange(bins)[None, :, None]
+            return (visited[:, None, :] & (bin_first[:, None, :] <= index)
+                    & (index < bin_stop[:, None, :]))
 
-        def corners(array: Any) -> Any:
-            return array[:, None, None, None]
-
-        first_h, stop_h = bins_of(row - corners(y_min), roi_h, out_h)
-        first_w, stop_w = bins_of(col - corners(x_min), roi_w, out_w)
-        ph = xp.arange(out_h)[None, None, :, None]
-        pw = xp.arange(out_w)[None, None, None, :]
-        return ((corners(y_min) <= row) & (row <= corners(y_max))
-                & (corners(x_min) <= col) & (col <= corners(x_max))
-                & (first_h <= ph) & (ph < stop_h) & (first_w <= pw) & (pw < stop_w))
+        rows_meet = walk_meets(height, y_min, y_max, roi_h, out_h)
+        cols_meet = walk_meets(width, x_min, x_max, roi_w, out_w)
+        roi = xp.arange(r)[:, None, None, None]
+        return (rows_meet[roi, xp.arange(out_h)[:, None], position // width]
+                & cols_meet[roi, xp.arange(out_w), position % width])
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -1,7 +1,7 @@
 """Shared machinery of the ROI pooling and align functions: argument checks, bin and sample
-geometry, a sparse linear map (``SampleTable``) with the two nodes that apply it and its
-transpose, and the base node of the functions taking ROI indices. Layer 5: imports backend,
-variable, function_node and type_check.
+geometry, reductions in Chainer's CPU order, a sparse linear map (``SampleTable``) with the two
+nodes that apply it and its transpose, and the base node of the functions taking ROI indices.
+Layer 5: imports backend, function_node, functions._old_style and type_check.
 """
 
 from __future__ import annotations

@@ -147,6 +147,60 @@ def test_roi_align_samples_and_gradients(scale, outsize, sampling_ratio, mode):
     numpy.testing.assert_allclose(gx, reference.transpose(jacobian, gy), rtol=1e-5, atol=1e-5)
 
 
+def _exact_run(function, x, gy, *args, **kwargs):
+    """Value and input gradient of ``function`` for the output gradient ``gy``."""
+    xv = chainer.Variable(x)
+    y = function(xv, *args, **kwargs)
+    y.grad = gy
+    y.backward()
+    return y, xv.grad
+
+
+@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("mode", ["max", "average"])
+def test_roi_pooling_values_and_gradients_are_the_cpu_loops_bits(case, dtype, mode):
+    # Chainer's CPU order and precision, one bin at a time (see the reference).
+    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, dtype)
+    function = roi_max_pooling_2d if mode == "max" else roi_average_pooling_2d
+    y, gx = _exact_run(function, x, gy, boxes, batches, (outh, outw), scale)
+    expected_y, expected_gx = reference.exact_roi_pooling(x, boxes, batches, outh, outw, scale,
+                                                          gy, mode)
+    assert y.dtype == dtype and gx.dtype == dtype
+    numpy.testing.assert_array_equal(y.array, expected_y)
+    numpy.testing.assert_array_equal(gx, expected_gx)
+
+
+@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_fast_rcnn_roi_pooling_values_and_gradients_are_the_cpu_loops_bits(case, dtype):
+    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, dtype,
+                                                                      columns_inside=True)
+    rois = reference.fast_rcnn_rois(boxes, batches)
+    y, gx = _exact_run(roi_pooling_2d, x, gy, rois, outh, outw, scale)
+    expected_y, expected_gx = reference.exact_fast_rcnn_pooling(x, rois, outh, outw, scale, gy)
+    numpy.testing.assert_array_equal(y.array, expected_y)
+    numpy.testing.assert_array_equal(gx, expected_gx)
+
+
+@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
+@pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
+@pytest.mark.parametrize("mode", ["max", "average"])
+def test_roi_align_values_and_gradients_are_the_cpu_loops_bits(case, sampling_ratio, mode):
+    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, numpy.float32)
+    function = roi_max_align_2d if mode == "max" else roi_average_align_2d
+    y, gx = _exact_run(function, x, gy, boxes, batches, (outh, outw), scale,
+                       sampling_ratio=sampling_ratio)
+    expected_y, expected_gx, expected_argmax = reference.exact_roi_align(
+        x, boxes, batches, outh, outw, scale, sampling_ratio, gy, mode)
+    numpy.testing.assert_array_equal(y.array, expected_y)
+    numpy.testing.assert_array_equal(gx, expected_gx)
+    if mode == "max":
+        # Chainer's creator is the adapter of its old-style Function.
+        node = getattr(y.creator, "function", y.creator)
+        numpy.testing.assert_array_equal(node.argmax_data, expected_argmax)
+
+
 @pytest.mark.parametrize("name", ["roi_max_pooling_2d", "roi_average_pooling_2d",
                                   "roi_max_align_2d", "roi_average_align_2d"])
 def test_rois_and_indices_get_no_gradient(name):

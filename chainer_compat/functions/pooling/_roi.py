@@ -1,13 +1,13 @@
 """Shared machinery of the ROI pooling and align functions: argument checks, bin and sample
-geometry, a sparse linear map (``SampleTable``) with the two nodes that apply it and its
-transpose, and the base node of the functions taking ROI indices. Layer 5: imports backend,
-variable, function_node and type_check.
+geometry, reductions in Chainer's CPU order, a sparse linear map (``SampleTable``) with the two
+nodes that apply it and its transpose, and the base node of the functions taking ROI indices.
+Layer 5: imports backend, function_node, functions._old_style and type_check.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy
@@ -19,7 +19,7 @@ from chainer_compat.functions._old_style import (
     gradients_without_graph,
     records_a_graph,
 )
-from chainer_compat.utils import add_at, type_check
+from chainer_compat.utils import type_check
 
 # NOTE [ROI tables]
 # For fixed ROIs every ROI function is a sparse linear map from x to y: each output entry is a
@@ -28,6 +28,18 @@ from chainer_compat.utils import add_at, type_check
 # map once as a ``SampleTable``; the gradient is its transpose, and the gradient of the transpose
 # is the map again, so every ROI function can be differentiated any number of times. ROIs and
 # ROI indices get no gradient, as in Chainer.
+
+# NOTE [ROI gradient order]
+# Chainer's CPU gradients add one term at a time into an array of the gradient's dtype, ROI by
+# ROI, then bin by bin in row-major order, then sample by sample and tap by tap (channel by
+# channel too, which does not matter: channels never share a pixel). The align functions
+# compute each term in float64 (NumPy 1 promotes the scalars they multiply) and round the
+# running sum to float32 after every addition; the poolings add ``gy`` (max) or ``gy`` divided
+# by the bin's height and then its width (average) in the dtype. ``add_in_order`` adds in
+# entry order and, given float64 terms, adds in float64 and rounds into the target, so tables
+# whose entries are in that order give the same bits. Forward, the align functions sum their
+# taps in float64 in the same order, which ``SampleTable.apply`` and ``tap_sums`` do; the
+# poolings reduce each bin as Chainer does (``bin_blocks``).
 
 
 def pair(value: Any) -> tuple[Any, Any]:
@@ -150,71 +162,151 @@ def bilinear_taps(coordinate: Any, limit: int) -> tuple[Any, Any, Any, Any]:
     return valid, xp.clip(index, 0, limit - 1), weight, tap_valid
 
 
+def add_in_order(total: Any, index: Any, terms: Any) -> None:
+    """``numpy.add.at(total, index, terms)``: adds row ``terms[e]`` into ``total[index[e]]``
+    for each entry ``e`` in order, each addition in the promoted dtype of ``total`` and
+    ``terms`` and rounded into ``total``.
+
+    A one-axis NumPy ``total`` is given to ``numpy.add.at``, which does just that (and is
+    fastest without a cast). Otherwise the entries are grouped by index (a stable sort) and
+    added in passes: pass ``k`` adds the ``k``-th entry of every index that has one (the
+    indices of a pass are distinct, so a fancy assignment does it), which keeps each index's
+    order. The passes are as many as the most entries one index has. (``numpy.add.at`` on a
+    two-axis ``total`` is several times slower than the passes.)
+    """
+    xp = backend.get_array_module(total)
+    entries = int(index.size)
+    if entries == 0:
+        return
+    if xp is numpy and total.ndim == 1:
+        numpy.add.at(total, index, terms)
+        return
+    order = _stable_order(index, total.shape[0])
+    grouped = index[order]
+    starts = xp.nonzero(xp.concatenate([xp.ones(1, dtype=bool),
+                                        grouped[1:] != grouped[:-1]]))[0]
+    sizes = xp.diff(xp.concatenate([starts, xp.full(1, entries, dtype=starts.dtype)]))
+    # Largest groups first, so that the groups still adding at pass k are a prefix.
+    by_size = _stable_order(sizes.max() - sizes, int(sizes.max()) + 1)
+    starts = starts[by_size]
+    # active[k]: how many groups have more than k entries (read to the host once).
+    active = (starts.size - xp.cumsum(xp.bincount(sizes))).tolist()
+    for rank, count in enumerate(active[:-1]):
+        chosen = order[starts[:count] + rank]
+        destination = index[chosen]
+        total[destination] = total[destination] + terms[chosen]
+
+
+def _stable_order(keys: Any, limit: int) -> Any:
+    """The permutation that sorts non-negative integer ``keys`` (all below ``limit``)
+    stably."""
+    xp = backend.get_array_module(keys)
+    size = int(keys.size)
+    if size < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return xp.arange(size)
+    if xp is not numpy:
+        # Distinct keys, so any sort is stable.
+        return xp.argsort(keys * size + xp.arange(size))
+    # Least significant 16 bits first: NumPy sorts 16-bit keys stably by radix, in linear
+    # time.
+    order = numpy.arange(size)
+    shift = 0
+    while shift == 0 or (limit - 1) >> shift:
+        digit = ((keys[order] >> shift) & 0xFFFF).astype(numpy.uint16)
+        order = order[numpy.argsort(digit, kind="stable")]
+        shift += 16
+    return order
+
+
 class SampleTable:
     """A sparse linear map from ``x`` of shape ``(N, C, H, W)`` to ``y`` of shape
-    ``(R, C, OH, OW)``: ``y[target] += weight * x[source]`` over its entries.
+    ``(R, C, OH, OW)``: ``y[target] += weight * x[source]`` over its entries, then divided by
+    each of ``divisors`` in turn.
 
-    In a shared table (``channel`` is None) each entry links ROI bin ``target`` (a flat index
-    over ``(R, OH, OW)``) with pixel ``position`` (``h * W + w``) of image ``batch`` in every
-    channel alike. Otherwise each entry links one channel: ``target`` is a flat index over
-    ``(R, C, OH, OW)`` and ``channel`` names the input channel.
+    In a shared table each entry links ROI bin ``target`` (a flat index over
+    ``(R, OH, OW)``) with pixel ``source`` (a flat index over ``(N, H, W)``) in every channel
+    alike. Otherwise each entry links one channel: ``target`` is a flat index over
+    ``(R, C, OH, OW)`` and ``source`` one over ``(N, C, H, W)``.
+
+    The transpose (the gradient) keeps Chainer's CPU arithmetic, see NOTE [ROI gradient
+    order].
 
     Args:
-        batch: Image index of each entry.
-        position: Pixel index ``h * W + w`` of each entry.
+        source: Flat input index of each entry (see above).
         target: Flat output index of each entry (see above).
         weight: Float64 weight of each entry.
-        channel: Channel of each entry, or None for a shared table.
+        shared: Whether the entries are shared by all channels.
         in_shape: Shape of ``x``.
         out_shape: Shape of ``y``.
+        divisors: Arrays indexed like ``target``'s values (one entry per output, or per bin
+            of a shared table) that each output is divided by, in order.
+        float64_gradient: Whether the gradient's terms are computed in float64 (the align
+            functions) or in the gradient's own dtype (the poolings).
     """
 
-    def __init__(self, batch: Any, position: Any, target: Any, weight: Any, channel: Any,
-                 in_shape: tuple[int, ...], out_shape: tuple[int, ...]) -> None:
-        self.batch = batch
-        self.position = position
+    def __init__(self, source: Any, target: Any, weight: Any, shared: bool,
+                 in_shape: tuple[int, ...], out_shape: tuple[int, ...],
+                 divisors: tuple[Any, ...] = (), float64_gradient: bool = True) -> None:
+        self.source = source
         self.target = target
         self.weight = weight
-        self.channel = channel
+        self.shared = shared
         self.in_shape = tuple(int(size) for size in in_shape)
         self.out_shape = tuple(int(size) for size in out_shape)
+        self.divisors = divisors
+        self.float64_gradient = float64_gradient
+
+    def _weighted(self, values: Any, weight: Any) -> Any:
+        """``values * weight`` per entry."""
+        return values * (weight[:, None] if self.shared else weight)
 
     def apply(self, x: Any, dtype: Any = None) -> Any:
-        """``y``, accumulated in float64 and returned in ``dtype`` (``x``'s by default)."""
+        """``y``, accumulated in float64 in entry order and returned in ``dtype`` (``x``'s
+        by default)."""
         xp = backend.get_array_module(x)
         n, c, h, w = self.in_shape
         r, _, out_h, out_w = self.out_shape
-        if self.channel is None:
+        if self.shared:
             pixels = x.transpose(0, 2, 3, 1).reshape(n * h * w, c)
-            values = pixels[self.batch * (h * w) + self.position] * self.weight[:, None]
+            values = self._weighted(pixels[self.source], self.weight)
             total = xp.zeros((r * out_h * out_w, c), dtype=numpy.float64)
-            add_at(total, self.target, values)
+        else:
+            values = self._weighted(x.reshape(-1)[self.source], self.weight)
+            total = xp.zeros(r * c * out_h * out_w, dtype=numpy.float64)
+        add_in_order(total, self.target, values)
+        for divisor in self.divisors:
+            total /= divisor[:, None] if self.shared else divisor
+        if self.shared:
             y = total.reshape(r, out_h, out_w, c).transpose(0, 3, 1, 2)
         else:
-            flat = x.reshape(-1)
-            values = flat[(self.batch * c + self.channel) * (h * w) + self.position] * self.weight
-            total = xp.zeros(r * c * out_h * out_w, dtype=numpy.float64)
-            add_at(total, self.target, values)
             y = total.reshape(self.out_shape)
         return xp.ascontiguousarray(y.astype(x.dtype if dtype is None else dtype, copy=False))
 
+    def _terms(self, output_grad: Any) -> Any:
+        """Each entry's term of the gradient, in the precision NOTE [ROI gradient order]
+        gives."""
+        if self.float64_gradient:
+            terms = self._weighted(output_grad.astype(numpy.float64), self.weight)
+        else:
+            terms = self._weighted(output_grad, self.weight.astype(output_grad.dtype))
+        for divisor in self.divisors:
+            divisor = divisor[self.target].astype(terms.dtype, copy=False)
+            terms = terms / (divisor[:, None] if self.shared else divisor)
+        return terms
+
     def transpose(self, gy: Any) -> Any:
-        """The transposed map applied to ``gy``: an array of ``x``'s shape and ``gy``'s dtype."""
+        """The transposed map applied to ``gy``: an array of ``x``'s shape and ``gy``'s dtype,
+        summed in entry order (see NOTE [ROI gradient order])."""
         xp = backend.get_array_module(gy)
         n, c, h, w = self.in_shape
-        if self.channel is None:
+        if self.shared:
             bins = gy.transpose(0, 2, 3, 1).reshape(-1, c)
-            values = bins[self.target] * self.weight[:, None]
-            total = xp.zeros((n * h * w, c), dtype=numpy.float64)
-            add_at(total, self.batch * (h * w) + self.position, values)
-            gx = total.reshape(n, h, w, c).transpose(0, 3, 1, 2)
-        else:
-            values = gy.reshape(-1)[self.target] * self.weight
-            total = xp.zeros(n * c * h * w, dtype=numpy.float64)
-            source = (self.batch * c + self.channel) * (h * w) + self.position
-            add_at(total, source, values)
-            gx = total.reshape(self.in_shape)
-        return xp.ascontiguousarray(gx.astype(gy.dtype, copy=False))
+            total = xp.zeros((n * h * w, c), dtype=gy.dtype)
+            add_in_order(total, self.source, self._terms(bins[self.target]))
+            return xp.ascontiguousarray(total.reshape(n, h, w, c).transpose(0, 3, 1, 2))
+        total = xp.zeros(n * c * h * w, dtype=gy.dtype)
+        add_in_order(total, self.source, self._terms(gy.reshape(-1)[self.target]))
+        return total.reshape(self.in_shape)
 
 
 class TableApply(FunctionNode):
@@ -277,68 +369,111 @@ class IndexedROINode(OldStyleCall, FunctionNode):
         return tuple((gx, None, None)[index] for index in indexes)
 
 
-def max_table(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
-              w_stop: Any) -> tuple[SampleTable, Any]:
-    """The per-channel table of ROI max pooling over integer bins, and the empty-bin mask.
+def bin_blocks(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
+               w_stop: Any) -> Iterator[tuple[Any, Any, Any, int, int, Any]]:
+    """The non-empty integer bins of every ROI as Chainer's CPU loop sees them, grouped by
+    extent: each bin's pixels form a ``(C, pixels)`` block in row-major pixel order.
 
-    Each entry links an output to the first maximum (row-major within its bin) of its bin;
-    an empty bin gets weight 0.
+    Yields:
+        ``(roi, ph, pw, rows, cols, block)``: the bins of one ``rows x cols`` extent (index
+        arrays of shape ``(B,)``) and their blocks, a contiguous array of shape
+        ``(B, C, rows * cols)``. Reducing it along its last axis reduces each row as NumPy
+        reduces Chainer's ``(C, pixels)`` block.
+    """
+    xp = backend.get_array_module(x)
+    n, c, h, w = x.shape
+    r, out_h = h_first.shape
+    out_w = w_first.shape[1]
+    height = xp.broadcast_to(xp.maximum(h_stop - h_first, 0)[:, :, None], (r, out_h, out_w))
+    width = xp.broadcast_to(xp.maximum(w_stop - w_first, 0)[:, None, :], (r, out_h, out_w))
+    extents = height * (w + 1) + width
+    # The distinct bin extents, read to the host once.
+    kinds = [int(kind) for kind in xp.unique(extents[(height > 0) & (width > 0)]).tolist()]
+    planes = x.reshape(n, c, h * w)
+    channels = xp.arange(c)[None, :, None]
+    for kind in kinds:
+        rows, cols = divmod(kind, w + 1)
+        roi, ph, pw = xp.nonzero(extents == kind)
+        pixel = ((h_first[roi, ph][:, None, None] + xp.arange(rows)[:, None]) * w
+                 + w_first[roi, pw][:, None, None] + xp.arange(cols)).reshape(-1, rows * cols)
+        block = planes[batch[roi][:, None, None], channels, pixel[:, None, :]]
+        yield roi, ph, pw, rows, cols, block
+
+
+def max_pooling(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any, w_stop: Any,
+                empty_value: float) -> tuple[Any, Any, Any]:
+    """ROI max pooling over integer bins, as Chainer's CPU loop computes it.
+
+    Each bin's value is ``numpy.max`` and its pixel ``numpy.argmax`` (the first maximum in
+    row-major order, or the first NaN) of its ``(C, pixels)`` block.
 
     Args:
         x: Input of shape ``(N, C, H, W)``.
         batch: Image index of each ROI, shape ``(R,)``.
         h_first, h_stop: Row ranges of each bin, shape ``(R, OH)`` (see :func:`integer_bins`).
         w_first, w_stop: Column ranges of each bin, shape ``(R, OW)``.
+        empty_value: The value of an empty bin.
 
     Returns:
-        ``(table, empty)`` with ``empty`` a boolean array of shape ``(R, 1, OH, OW)``.
+        ``(y, position, empty)``: the values, of shape ``(R, C, OH, OW)``; the flat pixel
+        index ``h * W + w`` of each maximum, an int64 array of that shape (0 for an empty
+        bin); and a boolean array of shape ``(R, 1, OH, OW)`` marking the empty bins.
     """
     xp = backend.get_array_module(x)
     n, c, h, w = x.shape
     r, out_h = h_first.shape
     out_w = w_first.shape[1]
-    position = xp.zeros((r, out_h, out_w, c), dtype=numpy.int64)
-    height = xp.maximum(h_stop - h_first, 0)
-    width = xp.maximum(w_stop - w_first, 0)
-    # The largest bin extents, read to the host once (on CuPy each read is a device sync).
-    rows_needed = height.max(axis=0).tolist() if r else [0] * out_h
-    cols_needed = width.max(axis=0).tolist() if r else [0] * out_w
-    # One bin position at a time, every ROI and every pixel of the bin at once.
-    for ph in range(out_h):
-        rows = h_first[:, ph, None] + xp.arange(max(int(rows_needed[ph]), 1))
-        row_ok = rows < h_stop[:, ph, None]
-        rows = xp.clip(rows, 0, h - 1)
-        for pw in range(out_w):
-            cols = w_first[:, pw, None] + xp.arange(max(int(cols_needed[pw]), 1))
-            col_ok = cols < w_stop[:, pw, None]
-            cols = xp.clip(cols, 0, w - 1)
-            # (R, rows, cols, C)
-            values = x[batch[:, None, None], :, rows[:, :, None], cols[:, None, :]]
-            ok = row_ok[:, :, None] & col_ok[:, None, :]
-            columns = cols.shape[1]
-            candidates = rows.shape[1] * columns
-            values = xp.where(ok[..., None], values, -xp.inf).reshape(r, candidates, c)
-            best = values.argmax(axis=1)
-            best_row = xp.take_along_axis(rows, best // columns, axis=1)
-            best_col = xp.take_along_axis(cols, best % columns, axis=1)
-            position[:, ph, pw] = best_row * w + best_col
-    empty = (height[:, :, None] == 0) | (width[:, None, :] == 0)
-    weight = xp.broadcast_to(~empty[:, :, :, None], position.shape).astype(numpy.float64)
-    # Entries in output order (R, C, OH, OW), so each target is its own flat index.
-    position = position.transpose(0, 3, 1, 2).reshape(-1)
-    weight = weight.transpose(0, 3, 1, 2).reshape(-1)
-    channel = xp.broadcast_to(xp.arange(c)[None, :, None], (r, c, out_h * out_w)).reshape(-1)
-    batch_of_entry = xp.broadcast_to(batch[:, None], (r, c * out_h * out_w)).reshape(-1)
-    target = xp.arange(r * c * out_h * out_w)
-    table = SampleTable(batch_of_entry, position, target, weight, channel,
-                        x.shape, (r, c, out_h, out_w))
-    return table, empty[:, None]
+    y = xp.full((r, c, out_h, out_w), empty_value, dtype=x.dtype)
+    position = xp.zeros((r, c, out_h, out_w), dtype=numpy.int64)
+    empty = xp.ones((r, 1, out_h, out_w), dtype=bool)
+    for roi, ph, pw, _, cols, block in bin_blocks(x, batch, h_first, h_stop, w_first, w_stop):
+        best = block.argmax(axis=-1)
+        y[roi, :, ph, pw] = block.max(axis=-1)
+        position[roi, :, ph, pw] = ((h_first[roi, ph][:, None] + best // cols) * w
+                                    + w_first[roi, pw][:, None] + best % cols)
+        empty[roi, 0, ph, pw] = False
+    return y, position, empty
+
+
+def max_table(x_shape: tuple[int, ...], batch: Any, position: Any, keep: Any) -> SampleTable:
+    """The per-channel table linking each kept output of shape ``(R, C, OH, OW)`` to the pixel
+    ``position`` of its maximum with weight 1, in output order (NOTE [ROI gradient order])."""
+    xp = backend.get_array_module(position)
+    n, c, h, w = x_shape
+    r, _, out_h, out_w = position.shape
+    channel = xp.arange(c)[None, :, None, None]
+    source = (batch[:, None, None, None] * c + channel) * (h * w) + position
+    target = xp.nonzero(keep.reshape(-1))[0]
+    weight = xp.ones(target.shape, dtype=numpy.float64)
+    # The terms gy * 1 are exact in gy's dtype, and so is each sum's single rounding.
+    return SampleTable(source.reshape(-1)[target], target, weight, False, x_shape,
+                       (r, c, out_h, out_w), float64_gradient=False)
+
+
+def average_pooling(x: Any, batch: Any, h_first: Any, h_stop: Any, w_first: Any,
+                    w_stop: Any) -> Any:
+    """ROI average pooling over integer bins, with Chainer's CPU rounding.
+
+    Chainer averages each bin with ``numpy.average`` over its ``(C, pixels)`` block: NumPy's
+    pairwise sum along the pixels in ``x``'s dtype (float32 for float16), then one division
+    by the pixel count (see :func:`bin_blocks`). An empty bin gives 0.
+    """
+    xp = backend.get_array_module(x)
+    r, out_h = h_first.shape
+    sum_dtype = numpy.float32 if x.dtype == numpy.float16 else x.dtype.type
+    y = xp.zeros((r, x.shape[1], out_h, w_first.shape[1]), dtype=x.dtype)
+    for roi, ph, pw, rows, cols, block in bin_blocks(x, batch, h_first, h_stop, w_first,
+                                                      w_stop):
+        total = block.astype(sum_dtype, copy=False).sum(axis=-1)
+        y[roi, :, ph, pw] = (total / sum_dtype(rows * cols)).astype(x.dtype, copy=False)
+    return y
 
 
 def average_table(x_shape: tuple[int, ...], batch: Any, h_first: Any, h_stop: Any,
                   w_first: Any, w_stop: Any) -> SampleTable:
-    """The shared table of ROI average pooling: each bin's pixels with weight ``1 / count``;
-    an empty bin has no entries (and so averages to 0)."""
+    """The shared table of ROI average pooling: each bin's pixels with weight 1, divided by
+    the bin's height and then its width in the gradient's dtype, as Chainer's CPU gradient
+    does; an empty bin has no entries."""
     xp = backend.get_array_module(h_first)
     n, c, h, w = x_shape
     r, out_h = h_first.shape
@@ -351,15 +486,18 @@ def average_table(x_shape: tuple[int, ...], batch: Any, h_first: Any, h_stop: An
     cols = w_first[:, :, None] + xp.arange(max_cols)  # (R, OW, cols)
     row_ok = rows < h_stop[:, :, None]
     col_ok = cols < w_stop[:, :, None]
-    # (R, OH, OW, rows, cols)
+    # (R, OH, OW, rows, cols); nonzero lists the entries in Chainer's order.
     ok = row_ok[:, :, None, :, None] & col_ok[:, None, :, None, :]
-    count = (height[:, :, None] * width[:, None, :]).astype(numpy.float64)
-    weight = 1.0 / xp.maximum(count, 1.0)
     roi, ph, pw, dy, dx = xp.nonzero(ok)
-    position = rows[roi, ph, dy] * w + cols[roi, pw, dx]
+    source = (batch[roi] * h + rows[roi, ph, dy]) * w + cols[roi, pw, dx]
     target = (roi * out_h + ph) * out_w + pw
-    return SampleTable(batch[roi], position, target, weight[roi, ph, pw], None,
-                       x_shape, (r, c, out_h, out_w))
+    # At least 1, so that an empty bin (which has no entries) divides 0 by 1.
+    bin_height = xp.broadcast_to(xp.maximum(height, 1)[:, :, None], (r, out_h, out_w))
+    bin_width = xp.broadcast_to(xp.maximum(width, 1)[:, None, :], (r, out_h, out_w))
+    weight = xp.ones(target.shape, dtype=numpy.float64)
+    return SampleTable(source, target, weight, True, x_shape, (r, c, out_h, out_w),
+                       divisors=(bin_height.reshape(-1), bin_width.reshape(-1)),
+                       float64_gradient=False)
 
 
 def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
@@ -375,7 +513,8 @@ def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
         A dict with ``valid`` (R, OH, OW, S): whether a sample counts; ``position`` and
         ``weight`` (R, OH, OW, S, 4): its four taps (weight 0 where a tap does not count); and
         ``count`` (R,): the number of grid samples per bin, invalid ones included, which
-        average align divides by.
+        average align divides by; ``grid_w`` (R,): each ROI's grid width; ``most_w``: the
+        padded grid's width (an int).
     """
     xp = backend.get_array_module(rois)
     scaled = rois.astype(numpy.float64) * spatial_scale
@@ -421,19 +560,44 @@ def align_samples(rois: Any, spatial_scale: float, out_h: int, out_w: int,
         "position": xp.broadcast_to(position, weight.shape).reshape(r, out_h, out_w, samples, 4),
         "weight": weight.reshape(r, out_h, out_w, samples, 4),
         "count": (grid_h * grid_w).astype(numpy.float64),
+        "grid_w": grid_w,
+        "most_w": most_w,
     }
 
 
+def tap_sums(pixels: Any, source: Any, weight: Any) -> Any:
+    """Bilinear sample values, each summed over its taps in float64 in order, as Chainer's
+    CPU loop does: an array of shape ``source.shape[:-1] + (C,)``.
+
+    Args:
+        pixels: Input laid out as ``(N * H * W, C)``.
+        source: Tap pixels ``(n * H + h) * W + w``, the taps along the last axis.
+        weight: Float64 tap weights of that shape, 0 where a tap does not count.
+    """
+    xp = backend.get_array_module(pixels)
+    # Chainer's sum starts at +0.0 and skips the taps that do not count (adding +0.0
+    # instead changes no sum, and keeps an infinite pixel of weight 0 out).
+    total = xp.zeros(source.shape[:-1] + (pixels.shape[1],), dtype=numpy.float64)
+    for tap in range(source.shape[-1]):
+        tap_weight = weight[..., tap, None]
+        term = pixels[source[..., tap]] * tap_weight
+        total += xp.where(tap_weight > 0, term, 0.0)
+    return total
+
+
 def shared_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...],
-                 out_shape: tuple[int, ...]) -> SampleTable:
+                 out_shape: tuple[int, ...], divisors: tuple[Any, ...] = ()) -> SampleTable:
     """A shared table from taps of shape ``(R, OH, OW, K)``: bin ``(r, ph, pw)`` sums
-    ``weight * x`` over its ``K`` taps; zero-weight taps are dropped."""
+    ``weight * x`` over its ``K`` taps in order, then divides by ``divisors`` (each of shape
+    ``(R, OH, OW)``); zero-weight taps are dropped."""
     xp = backend.get_array_module(weight)
+    n, c, h, w = x_shape
     r, out_h, out_w, _ = weight.shape
     roi, ph, pw, k = xp.nonzero(weight != 0)
     target = (roi * out_h + ph) * out_w + pw
-    return SampleTable(batch[roi], position[roi, ph, pw, k], target, weight[roi, ph, pw, k],
-                       None, x_shape, out_shape)
+    source = batch[roi] * (h * w) + position[roi, ph, pw, k]
+    return SampleTable(source, target, weight[roi, ph, pw, k], True, x_shape, out_shape,
+                       divisors=tuple(divisor.reshape(-1) for divisor in divisors))
 
 
 def pooling_bins(rois: Any, spatial_scale: float, out_h: int, out_w: int, height: int,
@@ -452,18 +616,3 @@ def pooling_bins(rois: Any, spatial_scale: float, out_h: int, out_w: int, height
     h_first, h_stop = integer_bins(y_min, xp.maximum(y_max - y_min, 1), out_h, height)
     w_first, w_stop = integer_bins(x_min, xp.maximum(x_max - x_min, 1), out_w, width)
     return h_first, h_stop, w_first, w_stop
-
-
-def per_channel_table(batch: Any, position: Any, weight: Any, x_shape: tuple[int, ...]
-                      ) -> SampleTable:
-    """A per-channel table from taps of shape ``(R, C, OH, OW, K)``: output ``(r, c, ph, pw)``
-    sums ``weight * x[batch[r], c]`` over its ``K`` taps."""
-    xp = backend.get_array_module(weight)
-    r, c, out_h, out_w, taps = weight.shape
-    shape = weight.shape
-    target = xp.broadcast_to(xp.arange(r * c * out_h * out_w).reshape(r, c, out_h, out_w, 1),
-                             shape)
-    channel = xp.broadcast_to(xp.arange(c).reshape(1, c, 1, 1, 1), shape)
-    batch_of_entry = xp.broadcast_to(batch.reshape(r, 1, 1, 1, 1), shape)
-    return SampleTable(batch_of_entry.reshape(-1), position.reshape(-1), target.reshape(-1),
-                       weight.reshape(-1), channel.reshape(-1), x_shape, (r, c, out_h, out_w))

@@ -1,6 +1,6 @@
 """``roi_average_align_2d``: Mask R-CNN's ROI align, the mean of bilinear samples on a grid
-in each bin of each ROI. Layer 5: imports variable and ``functions.pooling._roi`` (NOTE [ROI tables]
-there).
+in each bin of each ROI. Layer 5: imports backend, variable and ``functions.pooling._roi``
+(NOTE [ROI tables] there).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import variable
+from chainer_compat import backend, variable
 from chainer_compat.functions.pooling import _roi
 
 
@@ -25,17 +25,21 @@ class ROIAverageAlign2D(_roi.IndexedROINode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, rois, roi_indices = inputs
+        xp = backend.get_array_module(x)
         n, c, height, width = x.shape
         samples = _roi.align_samples(rois, self.spatial_scale, self.outh, self.outw,
                                      self.sampling_ratio, height, width)
         r = rois.shape[0]
-        # Every grid sample counts in the mean, also one outside the image (which adds 0).
-        weight = samples["weight"] / samples["count"][:, None, None, None, None]
+        weight = samples["weight"]
         taps = weight.shape[3] * weight.shape[4]
+        # Every grid sample counts in the mean, also one outside the image (which adds 0).
+        # Chainer sums the taps in float64 and divides the sum by the count.
+        count = xp.broadcast_to(samples["count"][:, None, None], (r, self.outh, self.outw))
         self._table = _roi.shared_table(
             roi_indices.astype(numpy.int64),
             samples["position"].reshape(r, self.outh, self.outw, taps),
-            weight.reshape(r, self.outh, self.outw, taps), x.shape, (r, c, self.outh, self.outw))
+            weight.reshape(r, self.outh, self.outw, taps), x.shape, (r, c, self.outh, self.outw),
+            divisors=(count,))
         return self._table.apply(x),
 
 

@@ -23,8 +23,9 @@ class ROIAveragePooling2D(_roi.IndexedROINode):
         x, rois, roi_indices = inputs
         _, _, height, width = x.shape
         bins = _roi.pooling_bins(rois, self.spatial_scale, self.outh, self.outw, height, width)
-        self._table = _roi.average_table(x.shape, roi_indices.astype(numpy.int64), *bins)
-        return self._table.apply(x),
+        batch = roi_indices.astype(numpy.int64)
+        self._table = _roi.average_table(x.shape, batch, *bins)
+        return _roi.average_pooling(x, batch, *bins),
 
 
 def roi_average_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,

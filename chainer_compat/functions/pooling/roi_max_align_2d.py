@@ -18,8 +18,8 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
 
     Attributes:
         argmax_data: After forward, the index ``iy * grid_w + ix`` of each output's largest
-            sample within its bin's grid (over the largest ROI grid when ``sampling_ratio`` is
-            None), an int32 array of the output's shape (-1 for an empty bin).
+            sample within its bin's grid, an int32 array of the output's shape (-1 for an
+            empty bin).
     """
 
     def __init__(self, outsize: Any, spatial_scale: Any, sampling_ratio: Any = None) -> None:
@@ -40,31 +40,40 @@ class ROIMaxAlign2D(_roi.IndexedROINode):
         r = rois.shape[0]
         batch = roi_indices.astype(numpy.int64)
         valid, position, weight = samples["valid"], samples["position"], samples["weight"]
-        count = valid.shape[-1]
-        # Every sample's value, as a table whose "bins" are the samples.
-        sampler = _roi.shared_table(batch, position.reshape(r, out_h, out_w * count, 4),
-                                    weight.reshape(r, out_h, out_w * count, 4), x.shape,
-                                    (r, c, out_h, out_w * count))
-        values = sampler.apply(x, numpy.float64).reshape(r, c, out_h, out_w, count)
-        values = xp.where(valid[:, None], values, -numpy.inf)
-        # argmax takes the first of equal samples, as Chainer's strict comparison does.
-        best = values.argmax(axis=-1)
-        empty = ~valid.any(axis=-1)[:, None]
-        y = values.max(axis=-1).astype(x.dtype)
-        self.argmax_data = xp.where(empty, -1, best).astype(numpy.int32)
+        # Channels last, so that each tap gathers contiguous rows.
+        pixels = x.transpose(0, 2, 3, 1).reshape(n * height * width, c)
+        source = batch[:, None, None, None, None] * (height * width) + position
+        # Chainer keeps the first sample that is strictly larger than all before it (so a
+        # NaN sample never wins), one sample at a time: (R, OH, OW, C).
+        best_value = xp.full((r, out_h, out_w, c), -numpy.inf)
+        best = xp.full((r, out_h, out_w, c), -1, dtype=numpy.int64)
+        for sample in range(valid.shape[-1]):
+            value = _roi.tap_sums(pixels, source[:, :, :, sample], weight[:, :, :, sample])
+            larger = valid[:, :, :, sample, None] & (value > best_value)
+            best_value = xp.where(larger, value, best_value)
+            best = xp.where(larger, sample, best)
+        y = xp.ascontiguousarray(best_value.astype(x.dtype).transpose(0, 3, 1, 2))
+        best = best.transpose(0, 3, 1, 2)
+        empty = best < 0
+        # Chainer's index counts samples in the ROI's own grid: iy * grid_w + ix.
+        grid_w = samples["grid_w"][:, None, None, None]
+        most_w = samples["most_w"]
+        self.argmax_data = xp.where(empty, -1, best // most_w * grid_w + best % most_w).astype(
+            numpy.int32)
+        best = xp.maximum(best, 0)
         roi = xp.arange(r).reshape(r, 1, 1, 1)
         row = xp.arange(out_h).reshape(1, 1, out_h, 1)
         col = xp.arange(out_w).reshape(1, 1, 1, out_w)
-        # The four taps of each output's best sample: (R, C, OH, OW, 4).
-        best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best])
-        table = _roi.per_channel_table(batch, position[roi, row, col, best], best_weight,
-                                       x.shape)
-        # Taps of weight 0 (all four of an empty bin's) pass no gradient at all, as in
-        # Chainer: kept, they would turn an infinite output gradient into 0 * inf = nan.
-        kept = table.weight != 0
-        self._table = _roi.SampleTable(table.batch[kept], table.position[kept],
-                                       table.target[kept], table.weight[kept],
-                                       table.channel[kept], table.in_shape, table.out_shape)
+        channel = xp.arange(c).reshape(1, c, 1, 1, 1)
+        # The taps of each output's best sample, (R, C, OH, OW, 4), in output order, then
+        # tap order (NOTE [ROI gradient order]). Taps of weight 0 (all four of an empty
+        # bin's) pass no gradient, as in Chainer.
+        best_weight = xp.where(empty[..., None], 0.0, weight[roi, row, col, best]).reshape(-1)
+        source = ((batch.reshape(r, 1, 1, 1, 1) * c + channel) * (height * width)
+                  + position[roi, row, col, best]).reshape(-1)
+        entry = xp.nonzero(best_weight)[0]
+        self._table = _roi.SampleTable(source[entry], entry // position.shape[-1],
+                                       best_weight[entry], False, x.shape, (r, c, out_h, out_w))
         return y,
 
 

@@ -33,13 +33,13 @@ class ROIMaxPooling2D(_roi.IndexedROINode):
         xp = backend.get_array_module(x)
         _, _, height, width = x.shape
         bins = _roi.pooling_bins(rois, self.spatial_scale, self.outh, self.outw, height, width)
-        table, empty = _roi.max_table(x, roi_indices.astype(numpy.int64), *bins)
-        y = table.apply(x)
-        # An empty bin (entirely outside the image) pools to -inf, as in Chainer.
-        y = xp.where(empty, x.dtype.type(-numpy.inf), y)
-        self.argmax_data = xp.where(empty, -1, table.position.reshape(y.shape)).astype(
-            numpy.int32)
-        self._table = table
+        batch = roi_indices.astype(numpy.int64)
+        # An empty bin (entirely outside the image) pools to -inf and passes no gradient, as
+        # in Chainer.
+        y, position, empty = _roi.max_pooling(x, batch, *bins, -numpy.inf)
+        self.argmax_data = xp.where(empty, -1, position).astype(numpy.int32)
+        self._table = _roi.max_table(x.shape, batch, position,
+                                     xp.broadcast_to(~empty, position.shape))
         return y,
 
 

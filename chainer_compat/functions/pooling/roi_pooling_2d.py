@@ -53,16 +53,47 @@ class ROIPooling2D(FunctionNode):
         roi_w = xp.maximum(x_max - x_min + 1, 1)
         h_first, h_stop = _roi.integer_bins(y_min, roi_h, self.outh, height)
         w_first, w_stop = _roi.integer_bins(x_min, roi_w, self.outw, width)
-        table, empty = _roi.max_table(x, batch, h_first, h_stop, w_first, w_stop)
-        y = table.apply(x)
-        self.argmax_data = xp.where(empty, 0, table.position.reshape(y.shape)).astype(numpy.int32)
-        # compat: Chainer sends no gradient to a malformed ROI's pixel (it lies outside the
-        # inclusive corners), though it pools its value.
-        malformed = (y_max < y_min) | (x_max < x_min)
-        per_roi = x.shape[1] * self.outh * self.outw
-        table.weight = xp.where(xp.repeat(malformed, per_roi), 0.0, table.weight)
-        self._table = table
+        y, position, _ = _roi.max_pooling(x, batch, h_first, h_stop, w_first, w_stop, 0.0)
+        self.argmax_data = position.astype(numpy.int32)
+        keep = self._gradient_reaches(position, (y_min, x_min, y_max, x_max), roi_h, roi_w,
+                                      height, width)
+        self._table = _roi.max_table(x.shape, batch, position, keep)
         return y,
+
+    def _gradient_reaches(self, position: Any, corners: tuple[Any, Any, Any, Any], roi_h: Any,
+                          roi_w: Any, height: int, width: int) -> Any:
+        """Which outputs pass their gradient to their maximum's pixel.
+
+        compat: Chainer's CPU gradient walks each ROI's pixels between its inclusive corners
+        and maps each pixel back to the bins around it (floor and ceil of its offset over
+        the bin stride); an output's gradient reaches its maximum only when that walk meets
+        it. So a malformed ROI (max < min) passes none, and a pixel the bins' rounding puts
+        in a bin that the walk's rounding does not passes none from that bin. (Where the walk
+        leaves the image's columns, Chainer's pixel index aliases a pixel of the next or
+        previous row: it fails or adds to a wrong pixel; that is not reproduced.)
+        """
+        xp = backend.get_array_module(position)
+        r, c, out_h, out_w = position.shape
+        y_min, x_min, y_max, x_max = corners
+
+        def walk_meets(size: int, first: Any, last: Any, extent: Any, bins: int) -> Any:
+            # (R, bins, size): whether the walk visits the pixel (between the inclusive
+            # corners) and maps it back to the bin.
+            pixel = xp.arange(size)[None, :]
+            offset = (pixel - first[:, None]).astype(numpy.float64)
+            stride = (extent.astype(numpy.float64) / bins)[:, None]
+            bin_first = xp.clip(xp.floor(offset / stride), 0, bins)
+            bin_stop = xp.clip(xp.ceil((offset + 1) / stride), 0, bins)
+            visited = (first[:, None] <= pixel) & (pixel <= last[:, None])
+            index = xp.arange(bins)[None, :, None]
+            return (visited[:, None, :] & (bin_first[:, None, :] <= index)
+                    & (index < bin_stop[:, None, :]))
+
+        rows_meet = walk_meets(height, y_min, y_max, roi_h, out_h)
+        cols_meet = walk_meets(width, x_min, x_max, roi_w, out_w)
+        roi = xp.arange(r)[:, None, None, None]
+        return (rows_meet[roi, xp.arange(out_h)[:, None], position // width]
+                & cols_meet[roi, xp.arange(out_w), position % width])
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -161,3 +161,229 @@ def spatial_transformer_sampler(x_shape, grid):
                             jacobian[b, :, i, j, b, :, row - 1, col - 1] += (
                                 numpy.eye(c) * wv * wu)
     return jacobian
+
+
+# Bit-exact references: Chainer 7.8.1's CPU arithmetic, one ROI, bin, sample and tap at a
+# time, in its order and precision. Every operation names its dtype (Python floats are
+# float64), so NumPy 1 and NumPy 2 give the same bits. Each returns ``(y, gx)`` for ``x``
+# and an output gradient ``gy``.
+
+
+def _scaled_corners(box, scale):
+    # Chainer multiplies the ROI's scalar by a Python float: float64, rounded half to even.
+    return [int(round(float(value) * scale)) for value in box]
+
+
+def exact_roi_pooling(x, boxes, batches, outh, outw, scale, gy, mode):
+    """roi_max_pooling_2d (``mode="max"``) or roi_average_pooling_2d."""
+    dtype = x.dtype
+    n, c, height, width = x.shape
+    y = numpy.full((len(boxes), c, outh, outw), -numpy.inf if mode == "max" else 0, dtype)
+    gx = numpy.zeros(x.shape, dtype)
+    # numpy.average sums float16 in float32 and divides there.
+    sum_dtype = numpy.float32 if dtype == numpy.float16 else dtype.type
+    for r, (box, b) in enumerate(zip(boxes, batches)):
+        y_min, x_min, y_max, x_max = _scaled_corners(box, scale)
+        roi_h = max(y_max - y_min, 1)
+        roi_w = max(x_max - x_min, 1)
+        for ph in range(outh):
+            h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
+            for pw in range(outw):
+                w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
+                if h1 <= h0 or w1 <= w0:
+                    continue
+                # A contiguous (C, pixels) block, reduced along its last axis as Chainer's
+                # numpy.average does.
+                block = numpy.ascontiguousarray(x[b, :, h0:h1, w0:w1]).reshape(c, -1)
+                if mode == "average":
+                    total = block.astype(sum_dtype).sum(axis=1)
+                    y[r, :, ph, pw] = (total / sum_dtype(block.shape[1])).astype(dtype)
+                    term = gy[r, :, ph, pw] / dtype.type(h1 - h0) / dtype.type(w1 - w0)
+                    gx[b, :, h0:h1, w0:w1] += term.astype(dtype)[:, None, None]
+                    continue
+                for ch in range(c):
+                    best = 0
+                    for k in range(block.shape[1]):
+                        if block[ch, k] > block[ch, best]:
+                            best = k
+                    y[r, ch, ph, pw] = block[ch, best]
+                    i, j = h0 + best // (w1 - w0), w0 + best % (w1 - w0)
+                    gx[b, ch, i, j] = dtype.type(gx[b, ch, i, j] + gy[r, ch, ph, pw])
+    return y, gx
+
+
+def exact_fast_rcnn_pooling(x, rois, outh, outw, scale, gy):
+    """roi_pooling_2d with rows ``(batch, x_min, y_min, x_max, y_max)``.
+
+    The gradient walks each ROI's pixels between its inclusive corners and maps each back
+    to the bins around it, as Chainer does; it skips columns outside the image, where
+    Chainer's flat pixel index would alias another row's pixel.
+    """
+    dtype = x.dtype
+    n, c, height, width = x.shape
+    y = numpy.zeros((len(rois), c, outh, outw), dtype)
+    argmax = numpy.zeros(y.shape, numpy.int64)
+    gx = numpy.zeros(x.shape, dtype)
+    for r, row in enumerate(rois):
+        b = int(row[0])
+        x_min, y_min, x_max, y_max = _scaled_corners(row[1:], scale)
+        roi_h = max(y_max - y_min + 1, 1)
+        roi_w = max(x_max - x_min + 1, 1)
+        for ph in range(outh):
+            h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
+            for pw in range(outw):
+                w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
+                if h1 <= h0 or w1 <= w0:
+                    continue
+                for ch in range(c):
+                    best = (h0, w0)
+                    for i in range(h0, h1):
+                        for j in range(w0, w1):
+                            if x[b, ch, i, j] > x[b, ch, best[0], best[1]]:
+                                best = (i, j)
+                    y[r, ch, ph, pw] = x[b, ch, best[0], best[1]]
+                    argmax[r, ch, ph, pw] = best[0] * width + best[1]
+        stride_h, stride_w = roi_h / outh, roi_w / outw
+        for j in range(max(x_min, 0), min(x_max + 1, width)):
+            for i in range(y_min, y_max + 1):
+                ph0 = min(max(math.floor((i - y_min) / stride_h), 0), outh)
+                ph1 = min(max(math.ceil((i - y_min + 1) / stride_h), 0), outh)
+                pw0 = min(max(math.floor((j - x_min) / stride_w), 0), outw)
+                pw1 = min(max(math.ceil((j - x_min + 1) / stride_w), 0), outw)
+                for ph in range(ph0, ph1):
+                    for pw in range(pw0, pw1):
+                        for ch in range(c):
+                            if argmax[r, ch, ph, pw] == i * width + j:
+                                gx[b, ch, i, j] = dtype.type(gx[b, ch, i, j] + gy[r, ch, ph, pw])
+    return y, gx
+
+
+def _exact_bounds(coordinate, limit):
+    """Chainer's bilinear bounds: None outside ``[-1, limit]``, else the clamped coordinate
+    and the low and high pixel."""
+    if coordinate < -1 or coordinate > limit:
+        return None
+    low = math.floor(coordinate)
+    if low == limit:
+        low -= 1
+    high = low + 1
+    if low <= -1:
+        coordinate = 0.0
+    elif high >= limit:
+        coordinate = float(limit - 1)
+    return coordinate, low, high
+
+
+def exact_roi_align(x, boxes, batches, outh, outw, scale, sampling_ratio, gy, mode):
+    """roi_max_align_2d (``mode="max"``) or roi_average_align_2d (float32 only). Also
+    returns max align's argmax indices (``iy * grid_w + ix``, -1 for an empty bin)."""
+    n, c, height, width = x.shape
+    ratio_h, ratio_w = (sampling_ratio if isinstance(sampling_ratio, tuple)
+                        else (sampling_ratio, sampling_ratio))
+    y = numpy.zeros((len(boxes), c, outh, outw), numpy.float32)
+    argmax = numpy.full(y.shape, -1, numpy.int32)
+    gx = numpy.zeros(x.shape, numpy.float32)
+    for r, (box, b) in enumerate(zip(boxes, batches)):
+        start_h, start_w, end_h, end_w = (float(value) * scale for value in box)
+        roi_h = max(end_h - start_h, 1.0)
+        roi_w = max(end_w - start_w, 1.0)
+        bin_h, bin_w = roi_h / outh, roi_w / outw
+        grid_h = ratio_h if ratio_h is not None else math.ceil(roi_h / outh)
+        grid_w = ratio_w if ratio_w is not None else math.ceil(roi_w / outw)
+        count = grid_h * grid_w
+        for ch in range(c):
+            for ph in range(outh):
+                for pw in range(outw):
+                    # Each sample: its grid index and its (pixel row, pixel column, weight)
+                    # taps in Chainer's order, weight-0 and outside taps left out.
+                    samples = []
+                    for iy in range(grid_h):
+                        bounds_y = _exact_bounds(
+                            start_h + ph * bin_h + (iy + 0.5) * bin_h / grid_h, height)
+                        if bounds_y is None:
+                            continue
+                        for ix in range(grid_w):
+                            bounds_x = _exact_bounds(
+                                start_w + pw * bin_w + (ix + 0.5) * bin_w / grid_w, width)
+                            if bounds_x is None:
+                                continue
+                            samples.append((iy * grid_w + ix, _exact_taps(
+                                bounds_y, bounds_x, height, width)))
+                    grad = float(gy[r, ch, ph, pw])
+                    if mode == "average":
+                        total = 0.0
+                        for _, taps in samples:
+                            for i, j, w in taps:
+                                total += w * float(x[b, ch, i, j])
+                                gx[b, ch, i, j] = numpy.float32(
+                                    float(gx[b, ch, i, j]) + grad * w / count)
+                        y[r, ch, ph, pw] = numpy.float32(total / count)
+                        continue
+                    best, best_value, best_taps = -1, -math.inf, []
+                    for index, taps in samples:
+                        value = 0.0
+                        for i, j, w in taps:
+                            value += w * float(x[b, ch, i, j])
+                        if value > best_value:
+                            best, best_value, best_taps = index, value, taps
+                    y[r, ch, ph, pw] = numpy.float32(best_value)
+                    argmax[r, ch, ph, pw] = best
+                    for i, j, w in best_taps:
+                        gx[b, ch, i, j] = numpy.float32(float(gx[b, ch, i, j]) + grad * w)
+    return y, gx, argmax
+
+
+def _exact_taps(bounds_y, bounds_x, height, width):
+    y, y_low, y_high = bounds_y
+    x, x_low, x_high = bounds_x
+    low_y, high_y = y - y_low, y_high - y
+    low_x, high_x = x - x_low, x_high - x
+    taps = [(y_low, x_low, high_y * high_x), (y_low, x_high, high_y * low_x),
+            (y_high, x_low, low_y * high_x), (y_high, x_high, low_y * low_x)]
+    return [(i, j, w) for i, j, w in taps
+            if w > 0 and 0 <= i <= height - 1 and 0 <= j <= width - 1]
+
+
+# Inputs for the bit-exact tests: (x shape, ROI count, outsize, spatial scale). The last two
+# have bins of over 8 and over 128 pixels, where NumPy's pairwise sum groups its terms.
+EXACT_CASES = [
+    ((2, 3, 9, 11), 8, (3, 4), 1.0),
+    ((2, 3, 9, 11), 8, 2, 0.6),
+    ((2, 1, 7, 5), 6, (1, 5), 0.25),
+    ((1, 2, 12, 10), 5, 1, 1.0),
+    ((1, 2, 24, 20), 4, (1, 2), 1.7),
+]
+
+
+def exact_inputs(case, dtype, columns_inside=False):
+    """``(x, boxes, batches, outh, outw, scale, gy)`` for ``EXACT_CASES[case]``.
+
+    ROIs lie inside the image, across its borders, wholly outside it, and some are malformed
+    (max < min) or have corners that round half to even. With ``columns_inside`` their
+    scaled, rounded columns stay within the image (see :func:`exact_fast_rcnn_pooling`).
+    """
+    shape, count, outsize, scale = EXACT_CASES[case]
+    outh, outw = outsize if isinstance(outsize, tuple) else (outsize, outsize)
+    n, c, height, width = shape
+    rng = numpy.random.RandomState(100 + case)
+    x = rng.standard_normal(shape).astype(dtype)
+    extent_h, extent_w = height / scale, width / scale
+    y_min = rng.uniform(-0.4 * extent_h, 1.1 * extent_h, count)
+    x_min = rng.uniform(-0.4 * extent_w, 1.1 * extent_w, count)
+    y_max = y_min + rng.uniform(-0.1 * extent_h, 1.2 * extent_h, count)
+    x_max = x_min + rng.uniform(-0.1 * extent_w, 1.2 * extent_w, count)
+    boxes = numpy.stack([y_min, x_min, y_max, x_max], axis=1)
+    boxes[::3] = numpy.round(boxes[::3] * 2) / 2
+    if columns_inside:
+        boxes[:, [1, 3]] = numpy.clip(boxes[:, [1, 3]], 0, (width - 1) / scale)
+    boxes = boxes.astype(dtype)
+    batches = rng.randint(0, n, count).astype(numpy.int32)
+    gy = rng.standard_normal((count, c, outh, outw)).astype(dtype)
+    return x, boxes, batches, outh, outw, scale, gy
+
+
+def fast_rcnn_rois(boxes, batches):
+    """Rows ``(batch, x_min, y_min, x_max, y_max)`` from ``(y_min, x_min, y_max, x_max)``
+    boxes, in the boxes' dtype."""
+    return numpy.concatenate([batches[:, None].astype(boxes.dtype), boxes[:, [1, 0, 3, 2]]],
+                             axis=1)

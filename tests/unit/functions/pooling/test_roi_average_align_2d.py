@@ -75,19 +75,3 @@ def test_bad_sampling_ratio_raises_type_error(sampling_ratio):
     with pytest.raises(TypeError, match="sampling_ratio must be None, an integer >= 1"):
         roi_average_align_2d(numpy.zeros((2, 2, 5, 6), numpy.float32), BOXES, BATCHES, 2, 1.0,
                              sampling_ratio)
-
-
-@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
-@pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
-def test_values_and_gradient_are_chainers_cpu_bits(case, sampling_ratio):
-    # Taps summed in float64, divided by the count afterwards; the gradient rounds into
-    # float32 after each addition.
-    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, numpy.float32)
-    xv = Variable(x)
-    y = roi_average_align_2d(xv, boxes, batches, (outh, outw), scale, sampling_ratio)
-    y.grad = gy
-    y.backward()
-    expected_y, expected_gx, _ = reference.exact_roi_align(
-        x, boxes, batches, outh, outw, scale, sampling_ratio, gy, "average")
-    numpy.testing.assert_array_equal(y.array, expected_y)
-    numpy.testing.assert_array_equal(xv.grad, expected_gx)

@@ -63,18 +63,3 @@ def test_int64_roi_indices_raise_invalid_type():
     with pytest.raises(type_check.InvalidType, match="int32"):
         roi_average_pooling_2d(numpy.zeros((2, 2, 5, 6), numpy.float32),
                                BOXES.astype(numpy.float32), BATCHES.astype(numpy.int64), 2, 1.0)
-
-
-@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
-@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
-def test_values_and_gradient_are_chainers_cpu_bits(dtype, case):
-    # Per-bin sums in the dtype (float32 for float16) and the gradient's divisions in it.
-    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, dtype)
-    xv = Variable(x)
-    y = roi_average_pooling_2d(xv, boxes, batches, (outh, outw), scale)
-    y.grad = gy
-    y.backward()
-    expected_y, expected_gx = reference.exact_roi_pooling(x, boxes, batches, outh, outw, scale,
-                                                          gy, "average")
-    numpy.testing.assert_array_equal(y.array, expected_y)
-    numpy.testing.assert_array_equal(xv.grad, expected_gx)

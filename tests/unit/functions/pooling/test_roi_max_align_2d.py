@@ -78,19 +78,3 @@ def test_gradients_match_numerical_of_first_and_second_order():
     gradient_check.check_backward(align, (x,), gy, eps=1e-3, atol=1e-3, rtol=1e-3)
     gradient_check.check_double_backward(align, (x,), gy, (ggx,), eps=1e-3, atol=1e-3,
                                          rtol=1e-3)
-
-
-@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
-@pytest.mark.parametrize("sampling_ratio", [None, 2, (1, 3)])
-def test_values_gradient_and_argmax_are_chainers_cpu_bits(case, sampling_ratio):
-    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, numpy.float32)
-    xv = Variable(x)
-    y = roi_max_align_2d(xv, boxes, batches, (outh, outw), scale, sampling_ratio)
-    y.grad = gy
-    y.backward()
-    expected_y, expected_gx, expected_argmax = reference.exact_roi_align(
-        x, boxes, batches, outh, outw, scale, sampling_ratio, gy, "max")
-    numpy.testing.assert_array_equal(y.array, expected_y)
-    numpy.testing.assert_array_equal(xv.grad, expected_gx)
-    # The index counts samples in the ROI's own grid, also where ROIs' grids differ.
-    numpy.testing.assert_array_equal(y.creator.argmax_data, expected_argmax)

@@ -121,18 +121,3 @@ def test_backward_applies_no_function_as_chainers_old_style_function(name):
                                     [Variable(gy)], enable_double_backprop=True)
     assert recorded.creator is not None
     numpy.testing.assert_allclose(recorded.array, plain[0], rtol=1e-6, atol=1e-7)
-
-
-@pytest.mark.parametrize("case", range(len(reference.EXACT_CASES)))
-@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
-def test_values_and_gradient_are_chainers_cpu_bits(dtype, case):
-    # Overlapping bins and ROIs add into one pixel one at a time, in the dtype.
-    x, boxes, batches, outh, outw, scale, gy = reference.exact_inputs(case, dtype)
-    xv = Variable(x)
-    y = roi_max_pooling_2d(xv, boxes, batches, (outh, outw), scale)
-    y.grad = gy
-    y.backward()
-    expected_y, expected_gx = reference.exact_roi_pooling(x, boxes, batches, outh, outw, scale,
-                                                          gy, "max")
-    numpy.testing.assert_array_equal(y.array, expected_y)
-    numpy.testing.assert_array_equal(xv.grad, expected_gx)

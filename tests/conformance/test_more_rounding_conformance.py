@@ -10,6 +10,7 @@ import importlib
 import os
 
 import numpy
+import pytest
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 F = importlib.import_module(chainer.__name__ + ".functions")
@@ -49,3 +50,22 @@ def test_det_reads_a_square_matrix_from_the_first_two_axes():
     assert weight.grad.shape == (3, 3, 1, 1)
     numpy.testing.assert_allclose(weight.grad[:, :, 0, 0],
                                   d.array * numpy.linalg.inv(q).T, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (16, 10), (7,)])
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+def test_mean_squared_error_rounds_the_sum_once_and_divides_in_float64(shape, dtype):
+    rng = numpy.random.RandomState(3)
+    x0 = (rng.standard_normal(shape) * 2).astype(dtype)
+    x1 = (rng.standard_normal(shape) * 2).astype(dtype)
+    diff = (x0 - x1).ravel()
+    if dtype == numpy.float16:
+        # NumPy's float16 dot: one float32 running sum, in order, rounded at the end.
+        running = numpy.float32(0)
+        for value in diff.astype(numpy.float32):
+            running = numpy.float32(running + value * value)
+        total = numpy.float16(running)
+    else:
+        total = diff.dot(diff)
+    expected = numpy.array(numpy.float64(total) / diff.size, dtype)
+    numpy.testing.assert_array_equal(F.mean_squared_error(x0, x1).array, expected)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import utils, variable
+from chainer_compat import backend, utils, variable
 from chainer_compat.functions.loss.absolute_error import _DifferenceLoss
 
 
@@ -20,9 +20,18 @@ class MeanSquaredError(_DifferenceLoss):
         self.retain_inputs((0, 1))
         x0, x1 = inputs
         diff = (x0 - x1).ravel()
-        if diff.dtype == numpy.float16:
-            diff = diff.astype(numpy.float32)  # float16 sums overflow and lose precision
-        return utils.force_array(diff.dot(diff) / diff.size, x0.dtype),
+        if backend.get_array_module(diff) is not numpy:
+            if diff.dtype == numpy.float16:
+                diff = diff.astype(numpy.float32)  # a float16 sum overflows from 65504
+            return utils.force_array(diff.dot(diff) / diff.dtype.type(diff.size), x0.dtype),
+        # compat: Chainer's CPU arithmetic. NumPy's float16 dot sums in float32 and rounds
+        # once; NumPy 1 divides that scalar by the Python int size in float64.
+        total = diff.dot(diff)
+        if diff.dtype == numpy.float16 and numpy.isinf(total):
+            # Chainer's loss is inf here even where the mean fits in float16.
+            wide = diff.astype(numpy.float32)
+            total = wide.dot(wide)
+        return utils.force_array(numpy.float64(total) / diff.size, x0.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

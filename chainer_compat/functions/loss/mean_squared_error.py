@@ -26,7 +26,8 @@ class MeanSquaredError(_DifferenceLoss):
             return utils.force_array(diff.dot(diff) / diff.dtype.type(diff.size), x0.dtype),
         # compat: Chainer's CPU arithmetic. NumPy's float16 dot sums in float32 and rounds
         # once; NumPy 1 divides that scalar by the Python int size in float64.
-        total = diff.dot(diff)
+        with numpy.errstate(over="ignore"):  # a float16 overflow is handled below
+            total = diff.dot(diff)
         if diff.dtype == numpy.float16 and numpy.isinf(total):
             # Chainer's loss is inf here even where the mean fits in float16.
             wide = diff.astype(numpy.float32)

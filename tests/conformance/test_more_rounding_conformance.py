@@ -69,3 +69,22 @@ def test_mean_squared_error_rounds_the_sum_once_and_divides_in_float64(shape, dt
         total = diff.dot(diff)
     expected = numpy.array(numpy.float64(total) / diff.size, dtype)
     numpy.testing.assert_array_equal(F.mean_squared_error(x0, x1).array, expected)
+
+
+def test_fixed_batch_normalization_gamma_gradient_sums_a_new_product():
+    # x channels-last in memory, as a convolution returns it: the product x_hat * gy gets
+    # the memory order NumPy picks from both operands, and its sum follows that order.
+    rng = numpy.random.RandomState(4)
+    x = rng.standard_normal((4, 6, 6, 8)).astype(numpy.float32).transpose(0, 3, 1, 2)
+    gamma, beta = (rng.standard_normal(8).astype(numpy.float32) for _ in range(2))
+    mean = rng.standard_normal(8).astype(numpy.float32)
+    var = rng.uniform(0.5, 2, 8).astype(numpy.float32)
+    gy = rng.standard_normal(x.shape).astype(numpy.float32)
+    gamma_var = chainer.Variable(gamma)
+    y = F.fixed_batch_normalization(x, gamma_var, beta, mean, var)
+    y.grad = gy
+    y.backward()
+    inv_std = numpy.sqrt(numpy.reciprocal(var + numpy.float32(2e-5)), dtype=numpy.float32)
+    x_hat = x - mean[None, :, None, None]
+    x_hat *= inv_std[None, :, None, None]
+    numpy.testing.assert_array_equal(gamma_var.grad, (x_hat * gy).sum(axis=(0, 2, 3)))

@@ -392,10 +392,11 @@ def _fixed_gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, mean: A
     if 1 in indexes or 4 in indexes:
         normalized = x - mean.reshape(shape)
         normalized *= inv_std.reshape(shape)
-        normalized *= gy
-        # compat: summed in the product's dtype, as Chainer sums it (NOTE [Chainer's
-        # rounding] in functions/loss/softmax_cross_entropy.py).
-        g_gamma = normalized.sum(axis=axis).astype(dtype, copy=False)
+        # compat: a new product, summed in its dtype, as Chainer sums it (NOTE [Chainer's
+        # rounding] in functions/loss/softmax_cross_entropy.py): its memory order, which
+        # NumPy picks from both operands, decides the order of the sum when x is not
+        # C-contiguous (a convolution's output is channels-last).
+        g_gamma = (normalized * gy).sum(axis=axis).astype(dtype, copy=False)
     if 1 in indexes:
         grads.append(g_gamma)
     if 2 in indexes:

@@ -1,6 +1,8 @@
 """Smaller functions that round as Chainer's CPU code does: an integer-scale unpooling's
-gradient sums each window as the last two axes of a reshaped view, and gaussian's gradient
-with respect to ln_var forms the noise term first. Set CHAINER_CONFORMANCE_TARGET=chainer to
+gradient sums each window as the last two axes of a reshaped view, gaussian's gradient with
+respect to ln_var forms the noise term first, a float16 mean squared error sums in float32
+and divides in float64, fixed batch normalization's gamma gradient sums a new product, and a
+local convolution computes one window at a time. Set CHAINER_CONFORMANCE_TARGET=chainer to
 run this file on Chainer itself.
 """
 
@@ -88,3 +90,34 @@ def test_fixed_batch_normalization_gamma_gradient_sums_a_new_product():
     x_hat = x - mean[None, :, None, None]
     x_hat *= inv_std[None, :, None, None]
     numpy.testing.assert_array_equal(gamma_var.grad, (x_hat * gy).sum(axis=(0, 2, 3)))
+
+
+@pytest.mark.parametrize("x_shape, w_shape, stride", [
+    ((1, 64, 6, 6), (8, 4, 4, 64, 3, 3), 1),  # one sample: NumPy's dot takes another routine
+    ((4, 16, 9, 9), (6, 4, 4, 16, 3, 3), 2),
+    ((3, 8, 6, 6), (5, 4, 4, 8, 3, 3), 1),  # windows overlap: a pixel's terms arrive in order
+])
+def test_local_convolution_computes_one_window_at_a_time(x_shape, w_shape, stride):
+    rng = numpy.random.RandomState(5)
+    x = chainer.Variable(rng.standard_normal(x_shape).astype(numpy.float32))
+    W = chainer.Variable(rng.standard_normal(w_shape).astype(numpy.float32))  # noqa: N806
+    out_channels, out_h, out_w, _, kh, kw = w_shape
+    gy = rng.standard_normal((x_shape[0], out_channels, out_h, out_w)).astype(numpy.float32)
+    y = F.local_convolution_2d(x, W, stride=stride)
+    y.grad = gy
+    y.backward()
+    expected_y = numpy.empty(gy.shape, numpy.float32)
+    expected_gx = numpy.zeros(x_shape, numpy.float32)
+    expected_gW = numpy.empty(w_shape, numpy.float32)  # noqa: N806
+    for i in range(out_h):
+        for j in range(out_w):
+            rows, cols = slice(i * stride, i * stride + kh), slice(j * stride, j * stride + kw)
+            window = x.array[:, :, rows, cols]
+            expected_y[:, :, i, j] = window.reshape(x_shape[0], -1).dot(
+                W.array[:, i, j].reshape(out_channels, -1).T)
+            expected_gx[:, :, rows, cols] += numpy.tensordot(gy[:, :, i, j], W.array[:, i, j],
+                                                             axes=((1,), (0,)))
+            expected_gW[:, i, j] = numpy.tensordot(gy[:, :, i, j], window, axes=((0,), (0,)))
+    numpy.testing.assert_array_equal(y.array, expected_y)
+    numpy.testing.assert_array_equal(x.grad, expected_gx)
+    numpy.testing.assert_array_equal(W.grad, expected_gW)

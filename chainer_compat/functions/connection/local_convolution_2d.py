@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum as sum_
@@ -37,8 +39,19 @@ def _patches(x: Any, out_size: tuple[int, ...], kernel: tuple[int, ...],
 def _forward_array(x: Any, W: Any, stride: tuple[int, int]) -> Any:
     xp = backend.get_array_module(x)
     windows = _patches(x, W.shape[1:3], W.shape[4:6], stride)
-    y = xp.einsum("ncijpq,oijcpq->noij", windows, W, optimize=True)
-    return utils.force_array(y, x.dtype)
+    if xp is not numpy:
+        y = xp.einsum("ncijpq,oijcpq->noij", windows, W, optimize=True)
+        return utils.force_array(y, x.dtype)
+    # compat: Chainer's CPU order, one product per output position (NumPy's dot of a single
+    # row takes another BLAS routine than the batched products would, with other bits).
+    n, out_channels, out_h, out_w = x.shape[0], W.shape[0], W.shape[1], W.shape[2]
+    features = W.shape[3] * W.shape[4] * W.shape[5]
+    y = numpy.empty((n, out_channels, out_h, out_w), dtype=x.dtype)
+    for i in range(out_h):
+        for j in range(out_w):
+            y[:, :, i, j] = windows[:, :, i, j].reshape(n, features).dot(
+                W[:, i, j].reshape(out_channels, features).T)
+    return y
 
 
 def _grad_x_array(gy: Any, W: Any, x_shape: tuple[int, ...], stride: tuple[int, int],
@@ -46,8 +59,15 @@ def _grad_x_array(gy: Any, W: Any, x_shape: tuple[int, ...], stride: tuple[int, 
     xp = backend.get_array_module(gy)
     out_h, out_w, _, kh, kw = W.shape[1:]
     sy, sx = stride
-    per_window = xp.einsum("noij,oijcpq->ncijpq", gy, W, optimize=True)
     gx = xp.zeros(x_shape, dtype=dtype)
+    if xp is numpy:
+        # compat: Chainer's CPU order: each window's product added whole, windows row-major.
+        for i in range(out_h):
+            for j in range(out_w):
+                gx[:, :, i * sy:i * sy + kh, j * sx:j * sx + kw] += numpy.tensordot(
+                    gy[:, :, i, j], W[:, i, j], axes=((1,), (0,)))
+        return gx
+    per_window = xp.einsum("noij,oijcpq->ncijpq", gy, W, optimize=True)
     # Windows overlap when the stride is smaller than the kernel, so add one offset at a time.
     for p in range(kh):
         for q in range(kw):
@@ -59,7 +79,15 @@ def _grad_w_array(x: Any, gy: Any, w_shape: tuple[int, ...], stride: tuple[int, 
                   dtype: Any) -> Any:
     xp = backend.get_array_module(x)
     windows = _patches(x, w_shape[1:3], w_shape[4:6], stride)
-    gW = xp.einsum("noij,ncijpq->oijcpq", gy, windows, optimize=True)
+    if xp is numpy:
+        # compat: Chainer's CPU order, one product per output position.
+        gW = numpy.empty(w_shape, dtype=dtype)  # noqa: N806
+        for i in range(w_shape[1]):
+            for j in range(w_shape[2]):
+                gW[:, i, j] = numpy.tensordot(gy[:, :, i, j], windows[:, :, i, j],
+                                              axes=((0,), (0,)))
+        return gW
+    gW = xp.einsum("noij,ncijpq->oijcpq", gy, windows, optimize=True)  # noqa: N806
     return utils.force_array(gW, dtype)
 
 

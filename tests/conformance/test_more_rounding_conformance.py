@@ -2,8 +2,9 @@
 gradient sums each window as the last two axes of a reshaped view, gaussian's gradient with
 respect to ln_var forms the noise term first, a float16 mean squared error sums in float32
 and divides in float64, fixed batch normalization's gamma gradient sums a new product, and a
-local convolution computes one window at a time. Set CHAINER_CONFORMANCE_TARGET=chainer to
-run this file on Chainer itself.
+local convolution computes one window at a time; softplus' gradient and depth2space's output
+take the memory layout Chainer's give them, which orders later sums. Set
+CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
 """
 
 from __future__ import annotations
@@ -121,3 +122,35 @@ def test_local_convolution_computes_one_window_at_a_time(x_shape, w_shape, strid
     numpy.testing.assert_array_equal(y.array, expected_y)
     numpy.testing.assert_array_equal(x.grad, expected_gx)
     numpy.testing.assert_array_equal(W.grad, expected_gW)
+
+
+def _channels_last(rng, shape):
+    """A float32 array of ``shape`` laid out channels-last in memory, as convolutions return."""
+    n, c, h, w = shape
+    return rng.standard_normal((n, h, w, c)).astype(numpy.float32).transpose(0, 3, 1, 2)
+
+
+def test_softplus_gradient_is_a_new_product_laid_out_from_both_operands():
+    rng = numpy.random.RandomState(6)
+    x = chainer.Variable(_channels_last(rng, (2, 4, 5, 5)))
+    gy = rng.standard_normal(x.shape).astype(numpy.float32)
+    y = F.softplus(x)
+    y.grad = gy
+    y.backward()
+    expected = (1 - 1 / (1 + numpy.exp(x.array))) * gy
+    numpy.testing.assert_array_equal(x.grad, expected)
+    # A later reduction (a convolution's bias gradient) adds in this memory order.
+    assert x.grad.strides == expected.strides
+
+
+@pytest.mark.parametrize("r", [2, 3])
+def test_depth2space_returns_the_channels_last_view_of_its_cpu_route(r):
+    rng = numpy.random.RandomState(7)
+    x = rng.standard_normal((2, 2 * r * r, 3, 4)).astype(numpy.float32)
+    y = F.depth2space(x, r).array
+    n, c, h, w = 2, 2, 3, 4
+    pixels = x.transpose(0, 2, 3, 1).reshape(n, h, w, r, r, c).transpose(0, 1, 3, 2, 4, 5)
+    expected = pixels.reshape(n, h * r, w * r, c).transpose(0, 3, 1, 2)
+    numpy.testing.assert_array_equal(y, expected)
+    assert y.strides == expected.strides
+    numpy.testing.assert_array_equal(y.sum(axis=(0, 2, 3)), expected.sum(axis=(0, 2, 3)))

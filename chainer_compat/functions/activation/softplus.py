@@ -78,7 +78,9 @@ class SoftplusGrad(FunctionNode):
         gx += 1
         numpy.reciprocal(gx, out=gx)
         numpy.subtract(1, gx, out=gx)
-        gx *= gy
+        # compat: a new product, as Chainer's (...) * gy: NumPy picks its memory order from
+        # both operands, and a later sum over it (a convolution's bias gradient) follows that.
+        gx = gx * gy
         return utils.force_array(gx, gy.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.space2depth import space2depth
@@ -32,6 +34,14 @@ class Depth2Space(FunctionNode):
             raise ValueError(f"the channels of x must be a multiple of r * r={r * r}, "
                              f"got x.shape={x.shape}")
         xp = backend.get_array_module(x)
+        if xp is numpy:
+            # compat: Chainer's CPU route, which returns a channels-last view; later sums over
+            # the result (a convolution's bias gradient, say) add in its memory order.
+            depth = channels // (r * r)
+            pixels = x.transpose(0, 2, 3, 1).reshape(batch, height, width, r, r, depth)
+            pixels = pixels.transpose(0, 1, 3, 2, 4, 5).reshape(
+                batch, height * r, width * r, depth)
+            return pixels.transpose(0, 3, 1, 2),
         # Input channel (i * r + j) * c + k goes to channel k at block offset (i, j).
         groups = x.reshape(batch, r, r, channels // (r * r), height, width)
         groups = xp.transpose(groups, (0, 3, 4, 1, 5, 2))

@@ -35,8 +35,8 @@ class Space2Depth(FunctionNode):
         # Output channel (i * r + j) * c + k holds input channel k at block offset (i, j).
         blocks = x.reshape(batch, channels, height // r, r, width // r, r)
         blocks = xp.transpose(blocks, (0, 3, 5, 1, 2, 4))
-        return xp.ascontiguousarray(
-            blocks.reshape(batch, r * r * channels, height // r, width // r)),
+        # compat: reshaped as Chainer reshapes it: a copy in C order unless a view will do.
+        return blocks.reshape(batch, r * r * channels, height // r, width // r),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         # Imported here: depth2space imports this module.

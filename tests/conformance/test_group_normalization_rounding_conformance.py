@@ -1,7 +1,7 @@
 """group_normalization rounds as Chainer's CPU code does, to the last bit: the group mean in the
-normalizing dtype, the variance by NumPy's mean, the scale 1 / sqrt(var + eps), and the input
-gradient inv_std * (gx_hat - mean(gx_hat) - x_hat * mean(gx_hat * x_hat)). Set
-CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+normalizing dtype (from NumPy's float16 sum in pure float16), the variance by NumPy's mean, the
+scale 1 / sqrt(var + eps), and the input gradient inv_std * (gx_hat - mean(gx_hat) - x_hat *
+mean(gx_hat * x_hat)). Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
 """
 
 from __future__ import annotations
@@ -16,11 +16,55 @@ chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "
 F = importlib.import_module(chainer.__name__ + ".functions")
 
 
+def _run_sum(values):
+    """The float32 sum of one contiguous run of float16 values, in the order of NumPy's
+    pairwise summation: in turn below 8 values, in 8 interleaved partial sums up to 128, and
+    halves (a multiple of 8 first) beyond."""
+    values = [numpy.float32(v) for v in values]
+    count = len(values)
+    if count < 8:
+        total = numpy.float32(-0.0)
+        for value in values:
+            total = numpy.float32(total + value)
+        return total
+    if count <= 128:
+        partial = values[:8]
+        end = count - count % 8
+        for start in range(8, end, 8):
+            partial = [numpy.float32(p + v) for p, v in zip(partial, values[start:start + 8])]
+        pairs = [numpy.float32(partial[i] + partial[i + 1]) for i in (0, 2, 4, 6)]
+        total = numpy.float32(numpy.float32(pairs[0] + pairs[1])
+                              + numpy.float32(pairs[2] + pairs[3]))
+        for value in values[end:]:
+            total = numpy.float32(total + value)
+        return total
+    half = count // 2
+    half -= half % 8
+    return numpy.float32(_run_sum(values[:half]) + _run_sum(values[half:]))
+
+
+def _float16_sum(runs):
+    """NumPy's float16 sum of a C-contiguous ``(samples, entries, run)`` array over its first
+    and last axes: each run summed in float32, added to its entry's float16 total in turn."""
+    totals = numpy.zeros(runs.shape[1], numpy.float16)
+    for entry in range(runs.shape[1]):
+        total = numpy.float16(0)
+        for sample in range(runs.shape[0]):
+            total = numpy.float16(numpy.float32(total) + _run_sum(runs[sample, entry]))
+        totals[entry] = total
+    return totals
+
+
 def _expected(x, gamma, beta, gy, groups, eps):
     dtype = numpy.promote_types(x.dtype, gamma.dtype)
     batch_size, channels = x.shape[:2]
     grouped = x.reshape(batch_size * groups, -1)
-    mean = grouped.mean(axis=1, keepdims=True, dtype=dtype)
+    if dtype == numpy.float16:
+        # The group's float16 sum, divided by the count and rounded once.
+        total = _float16_sum(grouped[None]).astype(numpy.float64)[:, None]
+        mean = (total / grouped.shape[1]).astype(numpy.float16)
+    else:
+        mean = grouped.mean(axis=1, keepdims=True, dtype=dtype)
     x_hat = grouped - mean
     var = (x_hat * x_hat).mean(axis=1, keepdims=True)
     inv_std = numpy.reciprocal(numpy.sqrt(var + dtype.type(eps)))
@@ -34,17 +78,20 @@ def _expected(x, gamma, beta, gy, groups, eps):
     gx = gx_hat - gx_hat.mean(axis=1, keepdims=True)
     gx = gx - x_hat * (gx_hat * x_hat).mean(axis=1, keepdims=True)
     gx = inv_std * gx
-    ggamma = (gy_wide * by_channel).sum(axis=(0, 2))
-    gbeta = gy_wide.sum(axis=(0, 2))
+    if dtype == numpy.float16:
+        ggamma = _float16_sum(gy_wide * by_channel)
+        gbeta = _float16_sum(gy_wide)
+    else:
+        ggamma = (gy_wide * by_channel).sum(axis=(0, 2))
+        gbeta = gy_wide.sum(axis=(0, 2))
     return (y.reshape(x.shape).astype(x.dtype), gx.reshape(x.shape).astype(x.dtype),
             ggamma.astype(gamma.dtype), gbeta.astype(gamma.dtype))
 
 
-# Pure float16 is left out: chainer_compat sums float16 statistics in float32 where Chainer's
-# float16 sums overflow (tests/unit/functions/normalization/test_group_normalization.py).
 @pytest.mark.parametrize("x_dtype, parameter_dtype", [
     (numpy.float16, numpy.float32),
     (numpy.float32, numpy.float32),
+    (numpy.float16, numpy.float16),
 ])
 @pytest.mark.parametrize("shape, groups", [((4, 6, 3, 3), 2), ((3, 8), 4), ((2, 6, 9, 9), 3)])
 def test_values_and_gradients_round_as_chainer(x_dtype, parameter_dtype, shape, groups):

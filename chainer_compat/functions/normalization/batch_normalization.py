@@ -32,6 +32,18 @@ from chainer_compat.variable import Variable, _new_unlinked_variable
 # functions/connection/linear.py) the same arithmetic runs without the node.
 
 
+# NOTE [float16 statistics]
+# Chainer's CPU code takes a float16 batch's statistics in float16: NumPy's float16 sums (float32
+# within each contiguous run, rounded to float16 between runs), each divided by the count and
+# rounded once. Ours computes them the same way, so a pure float16 normalization gives Chainer's
+# outputs, running statistics and gradients to the last bit. Those sums overflow from 65504 (a
+# channel of 1,000 values near 66, or with a standard deviation above 8.1), where Chainer's
+# statistic is inf and its output beta or NaN; there, and only there, ours takes the statistics
+# from float32 sums (rounded to float16), a correct result where Chainer has none. Where x holds
+# an inf or NaN, the statistics are Chainer's. (The variance is NumPy's: the float16 sum of the
+# squared deviations from the float16 mean.)
+
+
 def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
     """``axis`` as a tuple of ints (or None), as the functions and the link accept it."""
     if axis is None:
@@ -51,6 +63,83 @@ def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
 def _accumulation_dtype(dtype: numpy.dtype[Any]) -> numpy.dtype[Any]:
     """The dtype the statistics of ``dtype`` data are summed in: float32 or wider."""
     return numpy.promote_types(dtype, numpy.float32)
+
+
+def _batch_statistics(xp: Any, x: Any, axis: tuple[int, ...], dtype: numpy.dtype[Any]
+                      ) -> tuple[Any, Any]:
+    """The mean and (biased) variance of ``x`` over ``axis``, in ``dtype``, as Chainer's
+    ``x.mean(axis, dtype)`` and ``x.var(axis, dtype)`` give them (NOTE [float16 statistics])."""
+    if xp is numpy and dtype == numpy.float16:
+        mean, var = _float16_statistics(x, axis)
+        if not (numpy.isfinite(mean).all() and numpy.isfinite(var).all()):
+            mean, var = _finite_where_chainer_overflows(x, axis, mean, var)
+        return mean, var
+    # Summed in float32 at least (on a GPU a float16 batch too: Chainer uses cuDNN there).
+    wide = _accumulation_dtype(dtype)
+    return (x.mean(axis=axis, dtype=wide).astype(dtype, copy=False),
+            x.var(axis=axis, dtype=wide).astype(dtype, copy=False))
+
+
+def _float16_statistics(x: Any, axis: tuple[int, ...]) -> tuple[Any, Any]:
+    """``x``'s mean and variance over ``axis`` from float16 sums, as NumPy computes them for
+    ``dtype=float16`` (NOTE [float16 statistics]); inf where those sums overflow."""
+    count = _count(x.shape, axis)
+    with numpy.errstate(over="ignore", invalid="ignore"):  # overflows are handled by the caller
+        mean = _float16_mean(x, axis, count, keepdims=True)
+        squared = _squared_deviations(x, mean)
+        var = _divided_by_count(squared.sum(axis=axis, dtype=numpy.float16), count)
+    return mean.reshape(numpy.shape(var)), var
+
+
+def _squared_deviations(x: Any, mean: Any) -> Any:
+    """``(x - mean) ** 2`` one operation at a time, as NumPy's ``x.var`` takes it."""
+    if x.dtype != numpy.float16:
+        centered = x - mean
+        centered *= centered
+        return centered
+    # NumPy's float16 subtract and multiply compute in float32 and round to float16; so does
+    # this, with casts that run about twice as fast as those loops. (A difference of float16s
+    # rounds correctly through float32, and the square of one is exact there.)
+    wide = x.astype(numpy.float32)
+    wide -= mean.astype(numpy.float32)
+    numpy.copyto(wide, wide.astype(numpy.float16))
+    wide *= wide
+    return wide.astype(numpy.float16)
+
+
+def _float16_mean(x: Any, axis: tuple[int, ...], count: int, keepdims: bool = False) -> Any:
+    """``x.mean(axis, dtype=float16)`` as NumPy computes it: a float16 sum, then divided."""
+    return _divided_by_count(x.sum(axis=axis, dtype=numpy.float16, keepdims=keepdims), count)
+
+
+def _divided_by_count(total: Any, count: int) -> Any:
+    """A float16 sum divided by the int ``count``, rounded once to float16."""
+    # compat: NumPy 1's mean divides in the narrowest float that holds the count exactly,
+    # NumPy 2's in float64; each rounds the quotient correctly, as this does for any count.
+    # (A float16 array divided by a Python int would round the count to float16 first.)
+    return (total.astype(numpy.float64) / count).astype(numpy.float16)
+
+
+def _count(shape: tuple[int, ...], axis: tuple[int, ...]) -> int:
+    """The number of entries of an array of ``shape`` reduced into each entry over ``axis``."""
+    count = 1
+    for i in axis:
+        count *= shape[i]
+    return count
+
+
+def _finite_where_chainer_overflows(x: Any, axis: tuple[int, ...], mean: Any, var: Any
+                                    ) -> tuple[Any, Any]:
+    """``mean`` and ``var``, with the statistics taken from float32 sums wherever either of
+    Chainer's is not finite and those are (NOTE [float16 statistics])."""
+    wide_mean = x.mean(axis=axis, dtype=numpy.float32)
+    wide_var = x.var(axis=axis, dtype=numpy.float32)
+    with numpy.errstate(over="ignore"):  # a variance beyond float16 stays inf, as Chainer's
+        wide_mean = wide_mean.astype(numpy.float16)
+        wide_var = wide_var.astype(numpy.float16)
+    replace = ((~numpy.isfinite(mean) | ~numpy.isfinite(var))
+               & numpy.isfinite(wide_mean) & numpy.isfinite(wide_var))
+    return numpy.where(replace, wide_mean, mean), numpy.where(replace, wide_var, var)
 
 
 def _statistics_axis(x_ndim: int, gamma_ndim: int, axis: tuple[int, ...] | None
@@ -156,11 +245,7 @@ class BatchNormalization(FunctionNode):
         shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
         # Mixed precision: a float16 x with float32 parameters is normalized in float32.
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
-        # The sums behind the statistics run in float32 at least. Chainer's CPU code sums a
-        # float16 batch in float16, which saturates (the mean of 4,000 values near 3 comes out
-        # 2.5) and overflows to inf from a few thousand values on; ours does not follow it there.
-        mean = x.mean(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
-        var = x.var(axis=axis, dtype=_accumulation_dtype(dtype)).astype(dtype, copy=False)
+        mean, var = _batch_statistics(xp, x, axis, dtype)  # NOTE [float16 statistics]
         inv_std = xp.reciprocal(xp.sqrt(var + dtype.type(self.eps)))
         y = _normalize(xp, x, mean.reshape(shape), inv_std.reshape(shape),
                        gamma.astype(dtype, copy=False).reshape(shape),

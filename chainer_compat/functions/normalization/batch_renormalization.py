@@ -18,7 +18,7 @@ from chainer_compat.configuration import using_config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
 from chainer_compat.functions.normalization.batch_normalization import (
-    _accumulation_dtype,
+    _batch_statistics,
     fixed_batch_normalization,
 )
 from chainer_compat.utils import type_check
@@ -57,11 +57,9 @@ class _BatchRenormalization(FunctionNode):
         self.axis = (0,) + tuple(range(gamma.ndim + 1, x.ndim))
         expander = self.expander
         # compat: Chainer's CPU arithmetic, one operation at a time (NOTE [Chainer's rounding]
-        # in functions/loss/softmax_cross_entropy.py). One departure: float16 statistics are
-        # summed in float32, as batch_normalization's are; Chainer's float16 sums overflow.
-        accumulate = _accumulation_dtype(gamma.dtype)
-        mean = x.mean(axis=self.axis, dtype=accumulate).astype(gamma.dtype, copy=False)
-        var = x.var(axis=self.axis, dtype=accumulate).astype(gamma.dtype, copy=False)
+        # in functions/loss/softmax_cross_entropy.py), with the statistics in gamma's dtype
+        # (NOTE [float16 statistics] in batch_normalization.py).
+        mean, var = _batch_statistics(xp, x, self.axis, gamma.dtype)
         self.std = xp.sqrt(var + owner.eps, dtype=var.dtype)
         running_mean, running_var = owner._running_mean, owner._running_var
         running_sigma = xp.sqrt(running_var + owner.eps, dtype=running_mean.dtype)

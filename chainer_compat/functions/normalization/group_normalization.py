@@ -2,8 +2,9 @@
 statistics, then scales and shifts each channel.
 
 Layer 5: imports backend, variable, function_node, type_check and ``functions`` (average,
-cast, reshape, sum). The gradient is Chainer's three nodes (_XHat, _ScaleShiftGrad,
-_XHatGrad), each differentiable again, with _MulInvStd for the second order.
+cast, reshape, sum, and batch_normalization's float16 mean). The gradient is Chainer's three
+nodes (_XHat, _ScaleShiftGrad, _XHatGrad), each differentiable again, with _MulInvStd for the
+second order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.array.reshape import reshape as _reshape
 from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.functions.normalization.batch_normalization import _float16_mean
 from chainer_compat.utils import type_check
 
 
@@ -64,11 +66,11 @@ class GroupNormalization(FunctionNode):
         dtype = numpy.promote_types(x.dtype, gamma.dtype)
         # compat: Chainer's CPU order, one operation at a time, for its rounding (NOTE
         # [Chainer's rounding] in functions/loss/softmax_cross_entropy.py): the mean in the
-        # normalizing dtype, the variance as NumPy's mean does, and the scale 1 / sqrt(var +
-        # eps). One departure: float16 statistics are summed in float32 (_row_mean), as
-        # batch_normalization's are; Chainer's float16 sums overflow.
+        # normalizing dtype (in float16 from a float16 sum, with float32 sums only where that
+        # overflows: NOTE [float16 statistics] in batch_normalization.py), the variance as
+        # NumPy's mean does (float32 sums for float16), and the scale 1 / sqrt(var + eps).
         grouped = x.reshape(batch_size * self.groups, -1)
-        mean = _row_mean(grouped, dtype)
+        mean = _row_mean(xp, grouped, dtype)
         centered = grouped - mean
         var = (centered * centered).mean(axis=1, keepdims=True)
         var += self.eps
@@ -100,13 +102,21 @@ class GroupNormalization(FunctionNode):
         return tuple(all_grads[index] for index in indexes)
 
 
-def _row_mean(x: Any, dtype: Any) -> Any:
-    """The mean of ``x`` along axis 1, kept as a column, in ``dtype`` (NumPy's when None),
-    summed in float32 or wider."""
-    if dtype is None:
-        return x.mean(axis=1, keepdims=True)
-    wide = numpy.promote_types(dtype, numpy.float32)
-    return x.mean(axis=1, keepdims=True, dtype=wide).astype(dtype, copy=False)
+def _row_mean(xp: Any, x: Any, dtype: numpy.dtype[Any]) -> Any:
+    """The mean of ``x`` along axis 1, kept as a column, in ``dtype``, as Chainer's
+    ``x.mean(axis=1, dtype=dtype)`` gives it (NOTE [float16 statistics])."""
+    if xp is numpy and dtype == numpy.float16:
+        with numpy.errstate(over="ignore"):  # an overflow is handled below
+            mean = _float16_mean(x, (1,), x.shape[1], keepdims=True)
+        if numpy.isfinite(mean).all():
+            return mean
+        # Chainer's sum overflowed: float32 sums for those rows whose are finite.
+        with numpy.errstate(over="ignore"):  # a mean beyond float16 stays inf, as Chainer's
+            wide = x.mean(axis=1, keepdims=True, dtype=numpy.float32).astype(numpy.float16)
+        return numpy.where(~numpy.isfinite(mean) & numpy.isfinite(wide), wide, mean)
+    # Summed in float32 at least (on a GPU a float16 x too: Chainer uses cuDNN there).
+    wide_dtype = numpy.promote_types(dtype, numpy.float32)
+    return x.mean(axis=1, keepdims=True, dtype=wide_dtype).astype(dtype, copy=False)
 
 
 class _OfStatistics(FunctionNode):

@@ -339,8 +339,8 @@ def test_no_running_statistics_are_touched_without_backprop():
 
 
 def test_float16_statistics_of_a_large_batch_do_not_overflow():
-    # 131,072 values per channel: their float16 sum overflows, NumPy's float32 accumulation
-    # (and so Chainer's CPU path) does not.
+    # 65,536 values per channel: the float16 sum of their squared deviations overflows (and
+    # Chainer's output with it); the variance comes from float32 sums instead.
     rng = numpy.random.RandomState(0)
     x = rng.normal(0, 1.5, (64, 2, 32, 32)).astype(numpy.float16)
     gamma = numpy.ones(2, numpy.float16)
@@ -351,3 +351,70 @@ def test_float16_statistics_of_a_large_batch_do_not_overflow():
     assert y.dtype == numpy.float16
     assert numpy.isfinite(running_var).all()
     assert abs(float(y.astype(numpy.float32).std()) - 1.0) < 0.01
+
+
+def _float16_overflow_batch():
+    # Channel 0 near 100 (its float16 sum overflows), channel 1 standard normal (no overflow),
+    # channel 2 with standard deviation 10 (the sum of its squared deviations overflows).
+    rng = numpy.random.RandomState(2)
+    x = rng.standard_normal((40, 3, 5, 5)) * numpy.array([1, 1, 10])[:, None, None]
+    x[:, 0] += 100
+    return x.astype(numpy.float16), rng.standard_normal(x.shape).astype(numpy.float16)
+
+
+def test_float16_sums_that_overflow_give_way_to_float32_sums_per_channel():
+    x, gy = _float16_overflow_batch()
+    gamma = numpy.array([1, 1.5, 0.5], numpy.float16)
+    beta = numpy.array([0.25, -1, 2], numpy.float16)
+    running_mean, running_var = numpy.zeros(3, numpy.float16), numpy.ones(3, numpy.float16)
+    variables = [Variable(a) for a in (x, gamma, beta)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the float16 overflows are ours to handle
+        y = batch_normalization(*variables, running_mean=running_mean,
+                                running_var=running_var)
+        y.grad = gy
+        y.backward()
+    # Where Chainer's sums stay finite, the channel's results are those it has in a batch
+    # without overflows.
+    tame = x.copy()
+    tame[:, 0] -= 100
+    tame[:, 2] /= 10
+    tame_variables = [Variable(a) for a in (tame, gamma, beta)]
+    y_tame = batch_normalization(*tame_variables)
+    y_tame.grad = gy
+    y_tame.backward()
+    numpy.testing.assert_array_equal(y.array[:, 1], y_tame.array[:, 1])
+    numpy.testing.assert_array_equal(variables[0].grad[:, 1], tame_variables[0].grad[:, 1])
+    numpy.testing.assert_array_equal(variables[1].grad[1], tame_variables[1].grad[1])
+    # Elsewhere the values are those of float32 statistics, not inf or NaN (to the rounding of
+    # a float16 mean near 100: 1/32).
+    wide = [Variable(a.astype(numpy.float32)) for a in (x, gamma, beta)]
+    wide_running_mean = numpy.zeros(3, numpy.float32)
+    wide_running_var = numpy.ones(3, numpy.float32)
+    y_wide = batch_normalization(*wide, running_mean=wide_running_mean,
+                                 running_var=wide_running_var)
+    y_wide.grad = gy.astype(numpy.float32)
+    y_wide.backward()
+    numpy.testing.assert_allclose(y.array, y_wide.array, atol=4e-2, rtol=1e-2)
+    numpy.testing.assert_allclose(variables[0].grad, wide[0].grad, atol=4e-2, rtol=1e-2)
+    # Channel 0's gamma gradient carries that rounding times its beta gradient (about 70).
+    assert numpy.isfinite(variables[1].grad).all()
+    numpy.testing.assert_allclose(variables[1].grad[1:], wide[1].grad[1:], atol=0.1, rtol=1e-2)
+    numpy.testing.assert_allclose(running_mean, wide_running_mean, rtol=1e-2)
+    numpy.testing.assert_allclose(running_var, wide_running_var, rtol=1e-2)
+
+
+def test_float16_statistics_of_a_channel_holding_nan_stay_nan():
+    x, _ = _float16_overflow_batch()
+    x[3, 1, 2, 2] = numpy.nan
+    y = batch_normalization(x, numpy.ones(3, numpy.float16), numpy.zeros(3, numpy.float16))
+    assert numpy.isnan(y.array[:, 1]).all()
+    assert numpy.isfinite(y.array[:, [0, 2]]).all()
+
+
+def test_float16_batch_mean_is_numpy_float16_mean():
+    # Chainer's own call; NumPy 1 and 2 round it alike while the float16 sum stays finite.
+    x = numpy.random.RandomState(3).standard_normal((6, 4, 3, 3)).astype(numpy.float16)
+    node = batch_normalization_module.BatchNormalization()
+    node.apply((x, numpy.ones(4, numpy.float16), numpy.zeros(4, numpy.float16)))
+    numpy.testing.assert_array_equal(node.mean, x.mean(axis=(0, 2, 3), dtype=numpy.float16))

@@ -136,3 +136,24 @@ def test_a_function_called_again_keeps_each_calls_renormalization_for_double_bac
         return g_gamma.array
 
     assert gamma_gradient(True).tobytes() == gamma_gradient(False).tobytes()
+
+
+def test_float16_sums_that_overflow_give_way_to_float32_sums():
+    # Channel 0 near 100: its float16 sum overflows, channel 1's does not.
+    rng = numpy.random.RandomState(0)
+    x = rng.standard_normal((40, 2, 5, 5))
+    x[:, 0] += 100
+    x = x.astype(numpy.float16)
+    gamma, beta = numpy.ones(2, numpy.float16), numpy.zeros(2, numpy.float16)
+    running_mean = numpy.array([100, 0], numpy.float16)
+    running_var = numpy.ones(2, numpy.float16)
+    y = batch_renormalization(x, gamma, beta, 1.5, 0.5, running_mean=running_mean,
+                              running_var=running_var, update_statistics=True)
+    wide_mean, wide_var = running_mean.astype(numpy.float32), running_var.astype(numpy.float32)
+    y_wide = batch_renormalization(x.astype(numpy.float32), gamma.astype(numpy.float32),
+                                   beta.astype(numpy.float32), 1.5, 0.5,
+                                   running_mean=wide_mean, running_var=wide_var,
+                                   update_statistics=True)
+    numpy.testing.assert_allclose(y.array, y_wide.array, atol=2e-2, rtol=1e-2)
+    numpy.testing.assert_allclose(running_mean, wide_mean, rtol=1e-2, atol=1e-3)
+    numpy.testing.assert_allclose(running_var, wide_var, rtol=1e-2)

@@ -418,3 +418,21 @@ def test_float16_batch_mean_is_numpy_float16_mean():
     node = batch_normalization_module.BatchNormalization()
     node.apply((x, numpy.ones(4, numpy.float16), numpy.zeros(4, numpy.float16)))
     numpy.testing.assert_array_equal(node.mean, x.mean(axis=(0, 2, 3), dtype=numpy.float16))
+
+
+@pytest.mark.parametrize("samples, chainers", [(1000, True), (4000, False)])
+def test_float16_statistics_that_saturate_give_way_to_float32_sums(samples, chainers):
+    # Over the batch axis of a 2-d x NumPy's float16 sum rounds after every sample: at 1,000
+    # samples Chainer's mean is a little off and kept; at 4,000 it has saturated (about 2.1
+    # for values near 3) and ours takes the float32 sums (NOTE [float16 statistics]).
+    x = (3 + 0.5 * numpy.random.RandomState(4).standard_normal((samples, 3))).astype(
+        numpy.float16)
+    node = batch_normalization_module.BatchNormalization()
+    node.apply((x, numpy.ones(3, numpy.float16), numpy.zeros(3, numpy.float16)))
+    chainer_mean = x.mean(axis=0, dtype=numpy.float16)
+    true_mean = x.astype(numpy.float64).mean(axis=0)
+    if chainers:
+        numpy.testing.assert_array_equal(node.mean, chainer_mean)
+    else:
+        assert numpy.abs(chainer_mean - true_mean).max() > 0.5
+        numpy.testing.assert_allclose(node.mean, true_mean, rtol=2e-3)

@@ -3,7 +3,8 @@ gradient sums each window as the last two axes of a reshaped view, gaussian's gr
 respect to ln_var forms the noise term first, a float16 mean squared error sums in float32
 and divides in float64, fixed batch normalization's gamma gradient sums a new product, and a
 local convolution computes one window at a time; softplus' gradient and depth2space's output
-take the memory layout Chainer's give them, which orders later sums. Set
+take the memory layout Chainer's give them, which orders later sums, and matmul's transposed
+product swaps its operands. Set
 CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
 """
 
@@ -154,3 +155,17 @@ def test_depth2space_returns_the_channels_last_view_of_its_cpu_route(r):
     numpy.testing.assert_array_equal(y, expected)
     assert y.strides == expected.strides
     numpy.testing.assert_array_equal(y.sum(axis=(0, 2, 3)), expected.sum(axis=(0, 2, 3)))
+
+
+def test_matmul_forms_a_transposed_product_from_swapped_operands():
+    # transc (and the gradients that use it: b's with transb, a's with transa) computes
+    # op(b)^T @ op(a)^T, another BLAS product than transposing op(a) @ op(b).
+    rng = numpy.random.RandomState(8)
+    a = chainer.Variable((rng.rand(64, 16) * 3).astype(numpy.float32))
+    b = chainer.Variable((rng.rand(64, 16) * 3).astype(numpy.float32))
+    y = F.matmul(a, b, transb=True)
+    gy = (rng.rand(64, 64) - 0.5).astype(numpy.float32)
+    y.grad = gy
+    y.backward()
+    numpy.testing.assert_array_equal(b.grad, gy.T @ a.array)
+    assert b.grad.flags.c_contiguous

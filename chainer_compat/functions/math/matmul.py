@@ -23,17 +23,16 @@ from chainer_compat.utils import type_check
 
 
 def _product(a: Any, b: Any, transa: bool, transb: bool, transc: bool) -> Any:
-    """``op(a) @ op(b)``, transposed when ``transc`` and both are matrices (stacks)."""
+    """``op(a) @ op(b)``; with ``transc``, its transpose, formed as Chainer forms it:
+    ``op(b)^T @ op(a)^T`` (another BLAS product than transposing the result, other bits)."""
+    if transc:
+        a, b, transa, transb = b, a, not transb, not transa
     xp = backend.get_array_module(a, b)
-    both_matrices = a.ndim >= 2 and b.ndim >= 2
     if transa and a.ndim >= 2:
         a = a.swapaxes(-1, -2)
     if transb and b.ndim >= 2:
         b = b.swapaxes(-1, -2)
-    y = xp.matmul(a, b)
-    if transc and both_matrices:
-        y = y.swapaxes(-1, -2)
-    return y
+    return xp.matmul(a, b)
 
 
 # compat: private helpers of Chainer's matmul module, which code written for Chainer imports
@@ -42,9 +41,7 @@ def _matmul(a: Any, b: Any, transa: bool = False, transb: bool = False,
             transout: bool = False) -> Any:
     """``op(a) @ op(b)`` on arrays; with ``transout``, its transpose, formed as
     ``op(b)^T @ op(a)^T``."""
-    if transout:
-        a, b, transa, transb = b, a, not transb, not transa
-    return _product(a, b, transa, transb, False)
+    return _product(a, b, transa, transb, transout)
 
 
 def _check_ndim(in_type: Any, lower: int = 1, upper: int = 2) -> None:

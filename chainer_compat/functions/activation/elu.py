@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation, in_c_order
@@ -26,6 +28,13 @@ class ELU(FloatActivation):
         if self.alpha < 0:
             self.retain_inputs((0,))
         self.retain_outputs((0,))
+        if xp is numpy:
+            # compat: Chainer's CPU code takes expm1 of the non-positive entries only, so a
+            # large positive x raises no overflow (a warning, or an error under errstate).
+            y = x.copy()
+            negative = y <= 0
+            y[negative] = numpy.expm1(y[negative]) * x.dtype.type(self.alpha)
+            return y,
         negative = xp.expm1(x) * x.dtype.type(self.alpha)
         return in_c_order(utils.force_array(xp.where(x > 0, x, negative), x.dtype)),
 

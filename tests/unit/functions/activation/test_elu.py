@@ -45,3 +45,13 @@ def test_alpha_is_stored_as_float():
 def test_integer_input_is_rejected():
     with pytest.raises(type_check.InvalidType, match=r"ELU \(Forward\)[\s\S]*x\.dtype"):
         elu(numpy.arange(3))
+
+
+@pytest.mark.parametrize("function", [elu, selu], ids=["elu", "selu"])
+def test_large_positive_inputs_raise_no_overflow(function):
+    # Chainer's CPU code takes expm1 of the non-positive entries only.
+    x = numpy.array([-1.0, 0.5, 100.0, -0.0], numpy.float32)
+    with numpy.errstate(all="raise"):
+        y = function(x)
+    assert numpy.isfinite(y.array).all() and y.array[2] >= 100.0
+    assert numpy.signbit(y.array[3])  # expm1(-0) is -0, as Chainer's

@@ -36,14 +36,18 @@ def sum_in_numpy1_order(
         keepdims: Keep the reduced axes with length one.
 
     Returns:
-        What ``xp.sum`` returns, with NumPy 1.26's bits for float16/32/64 NumPy input. CuPy
-        arrays, other dtypes and layouts whose NumPy 1 order is not modelled (negative or zero
-        strides, a ``dtype`` that casts) get the plain ``xp.sum``.
+        What ``xp.sum`` returns, with NumPy 1.26's bits for float16/32/64 NumPy input and a
+        float (or no) ``dtype``. CuPy arrays, other dtypes, empty arrays and broadcast (zero
+        stride) layouts get the plain ``xp.sum``.
     """
     plan = _plan(x, axis, dtype)
     if plan is None:
         return x.sum(axis=axis, dtype=dtype, keepdims=keepdims)
     kept, outer, run = plan
+    if dtype is not None and numpy.dtype(dtype) != x.dtype:
+        # NumPy 1 casts into its buffers in iteration order, then adds as above; astype keeps
+        # the axes' memory order, so the cast copy is walked the same way.
+        x = x.astype(dtype)
     return _chunked_sum(x, kept, outer, run, keepdims)
 
 
@@ -51,7 +55,7 @@ def _plan(x: Any, axis: Any, dtype: Any) -> tuple[list[int], list[int], list[int
     """Returns (kept, outer reduced, inner run) axes when NumPy 1's order differs, else None."""
     if type(x) is not numpy.ndarray or x.dtype not in _FLOATS:
         return None
-    if dtype is not None and numpy.dtype(dtype) != x.dtype:
+    if dtype is not None and numpy.dtype(dtype) not in _FLOATS:
         return None
     ndim = x.ndim
     if axis is None:
@@ -66,7 +70,7 @@ def _plan(x: Any, axis: Any, dtype: Any) -> tuple[list[int], list[int], list[int
             return None
     # Length-one axes take no part in the iteration.
     live = [a for a in range(ndim) if x.shape[a] > 1]
-    if not live or any(x.strides[a] == 0 for a in live):
+    if not live or x.size == 0 or any(x.strides[a] == 0 for a in live):
         return None
     # The iterator walks axes from the largest stride outwards to the smallest innermost.
     order = sorted(live, key=lambda a: -abs(x.strides[a]))

@@ -127,15 +127,23 @@ def test_negative_stride_run_is_added_in_logical_order():
     # channels last: the innermost axis is kept, so both NumPy versions add element by element
     (lambda: _data((2, 100, 100, 3), numpy.float32).transpose(0, 3, 1, 2), (0, 2, 3)),
     (lambda: _data((20000, 3), numpy.float32), 0),
-    # a casting dtype is left to numpy.sum
-    (lambda: _data((2, 10000), numpy.float32), 1),
+    # integers, empty and broadcast arrays are left to numpy.sum
     (lambda: numpy.arange(20000, dtype=numpy.int64), None),
+    (lambda: numpy.zeros((0, 20000), numpy.float32), 1),
+    (lambda: numpy.broadcast_to(_data((1, 20000), numpy.float32), (3, 20000)), 1),
 ])
 def test_fast_path_is_plain_sum(make, axis):
     x = make()
-    dtype = numpy.float64 if x.shape == (2, 10000) else None
-    assert _same_bits(sum_in_numpy1_order(x, axis=axis, dtype=dtype),
-                      numpy.sum(x, axis=axis, dtype=dtype))
+    assert _same_bits(sum_in_numpy1_order(x, axis=axis), numpy.sum(x, axis=axis))
+
+
+@pytest.mark.parametrize("source, target", [
+    (numpy.float32, numpy.float64), (numpy.float16, numpy.float32), (numpy.float64, numpy.float32),
+])
+def test_casting_dtype_adds_the_cast_values_in_the_same_order(source, target):
+    x = _data((2, 3, 100, 100), source)
+    cast = x.astype(target).transpose(1, 0, 2, 3).reshape(3, 2, 10000)
+    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3), dtype=target), _numpy1_sum_of_runs(cast))
 
 
 def test_invalid_axis_raises_numpys_error():

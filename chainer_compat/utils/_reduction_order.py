@@ -51,6 +51,81 @@ def sum_in_numpy1_order(
     return _chunked_sum(x, kept, outer, run, keepdims)
 
 
+def mean_in_numpy1_order(
+    x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False
+) -> Any:
+    """``x.mean(axis, dtype, keepdims=keepdims)`` with its sum in NumPy 1.26's order.
+
+    As ``numpy.mean``: the sum (float16 input summed in float32 unless ``dtype`` says
+    otherwise), divided by the count in the sum's dtype, float16 input cast back.
+
+    Args:
+        x: A NumPy or CuPy array.
+        axis: None (all axes), an int, or a tuple of ints.
+        dtype: The dtype to sum and divide in, as in ``numpy.mean``.
+        keepdims: Keep the reduced axes with length one.
+
+    Returns:
+        What ``xp.mean`` returns; the plain ``xp.mean`` wherever :func:`sum_in_numpy1_order`
+        would be the plain sum.
+    """
+    if _plan(x, axis, dtype) is None:
+        return x.mean(axis=axis, dtype=dtype, keepdims=keepdims)
+    narrow = dtype is None and x.dtype == numpy.float16
+    total = numpy.asarray(sum_in_numpy1_order(
+        x, axis, numpy.float32 if narrow else dtype, keepdims))
+    total = numpy.true_divide(total, _count(x, axis), out=total, casting="unsafe")
+    if narrow:
+        total = total.astype(numpy.float16)
+    return total[()] if total.ndim == 0 else total
+
+
+def var_in_numpy1_order(
+    x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False
+) -> Any:
+    """``x.var(axis, dtype, ddof=ddof, keepdims=keepdims)`` with both sums in NumPy 1.26's order.
+
+    As ``numpy.var``: the mean (in ``dtype``; float16 stays float16 here, unlike ``mean``) is
+    taken from x, the squared deviations are summed and divided by ``count - ddof``.
+
+    Args:
+        x: A NumPy or CuPy array.
+        axis: None (all axes), an int, or a tuple of ints.
+        dtype: The dtype to sum and divide in, as in ``numpy.var``.
+        ddof: Subtracted from the count in the final division.
+        keepdims: Keep the reduced axes with length one.
+
+    Returns:
+        What ``xp.var`` returns; the plain ``xp.var`` wherever :func:`sum_in_numpy1_order`
+        would be the plain sum.
+    """
+    if _plan(x, axis, dtype) is None:
+        return x.var(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    count = _count(x, axis)
+    mean = numpy.asarray(sum_in_numpy1_order(x, axis, dtype, keepdims=True))
+    mean = numpy.true_divide(mean, count, out=mean, casting="unsafe")
+    # x - mean takes x's memory order, so the second sum walks it as NumPy 1 walked it.
+    deviation = numpy.asarray(x - mean)
+    deviation = numpy.multiply(deviation, deviation, out=deviation)
+    total = numpy.asarray(sum_in_numpy1_order(deviation, axis, dtype, keepdims))
+    total = numpy.true_divide(total, numpy.maximum(count - ddof, 0), out=total, casting="unsafe")
+    return total[()] if total.ndim == 0 else total
+
+
+def _count(x: numpy.ndarray, axis: Any) -> numpy.intp:
+    """The number of elements reduced, as an intp scalar, which numpy.mean divides by.
+
+    Being a NumPy scalar, it makes the division run in float64 and round once to the result
+    dtype: the correctly rounded quotient, which is also what NumPy 1 gave whatever precision
+    its value-based casting picked (a count a float16 cannot hold exactly must not be rounded
+    to float16 first).
+    """
+    if axis is None:
+        return numpy.intp(x.size)
+    axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+    return numpy.intp(_size(x, [int(a) % x.ndim for a in axes]))
+
+
 def _plan(x: Any, axis: Any, dtype: Any) -> tuple[list[int], list[int], list[int]] | None:
     """Returns (kept, outer reduced, inner run) axes when NumPy 1's order differs, else None."""
     if type(x) is not numpy.ndarray or x.dtype not in _FLOATS:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat.utils._reduction_order import sum_in_numpy1_order
+from chainer_compat.utils._reduction_order import (
+    mean_in_numpy1_order,
+    sum_in_numpy1_order,
+    var_in_numpy1_order,
+)
 
 CHUNK = 8192
 
@@ -143,7 +147,46 @@ def test_fast_path_is_plain_sum(make, axis):
 def test_casting_dtype_adds_the_cast_values_in_the_same_order(source, target):
     x = _data((2, 3, 100, 100), source)
     cast = x.astype(target).transpose(1, 0, 2, 3).reshape(3, 2, 10000)
-    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3), dtype=target), _numpy1_sum_of_runs(cast))
+    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3), dtype=target),
+                      _numpy1_sum_of_runs(cast))
+
+
+def _quotient(total, count, dtype):
+    """total / count rounded once to dtype, as numpy.mean divides."""
+    return (total.astype(numpy.float64) / count).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mean_divides_the_chunked_sum(dtype):
+    x = _data((3, 4, 100, 100), dtype)
+    runs = x.transpose(1, 0, 2, 3).reshape(4, 3, 10000)
+    # numpy.mean sums float16 in float32 and casts the quotient back
+    wide = numpy.float32 if dtype == numpy.float16 else dtype
+    expected = _quotient(_numpy1_sum_of_runs(runs.astype(wide)), 30000, dtype)
+    assert _same_bits(mean_in_numpy1_order(x, axis=(0, 2, 3)), expected)
+
+
+@pytest.mark.parametrize("dtype, wide", [
+    (numpy.float32, None), (numpy.float64, None), (numpy.float16, None),
+    (numpy.float16, numpy.float32),
+])
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_var_sums_squared_deviations_from_the_chunked_mean(dtype, wide, ddof):
+    x = _data((3, 4, 100, 100), dtype)
+    target = x.dtype if wide is None else numpy.dtype(wide)
+    runs = x.astype(target).transpose(1, 0, 2, 3).reshape(4, 3, 10000)
+    mean = _quotient(_numpy1_sum_of_runs(runs), 30000, target)
+    deviation = x - mean.reshape(1, 4, 1, 1)  # NumPy's promotion, as numpy.var subtracts
+    squared = (deviation * deviation).transpose(1, 0, 2, 3).reshape(4, 3, 10000)
+    expected = _quotient(_numpy1_sum_of_runs(squared), 30000 - ddof, target)
+    assert _same_bits(var_in_numpy1_order(x, axis=(0, 2, 3), dtype=wide, ddof=ddof), expected)
+
+
+def test_mean_and_var_fast_path_are_numpys():
+    x = _data((4, 3, 64, 128), numpy.float16)
+    assert _same_bits(mean_in_numpy1_order(x, axis=(0, 2, 3)), x.mean(axis=(0, 2, 3)))
+    assert _same_bits(var_in_numpy1_order(x, axis=(0, 2, 3), dtype=numpy.float32),
+                      x.var(axis=(0, 2, 3), dtype=numpy.float32))
 
 
 def test_invalid_axis_raises_numpys_error():

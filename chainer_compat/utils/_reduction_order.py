@@ -1,6 +1,5 @@
-"""Float sums on NumPy 2 that round as NumPy 1.26 (and so Chainer 7.8.1) rounded them.
-
-Layer 1: imports only numpy and the backend dispatch. See NOTE [NumPy 1 sum order].
+"""Float sums, means and variances on NumPy 2 that round as NumPy 1.26 (and so Chainer 7.8.1)
+rounded them. Layer 1: imports only numpy. See NOTE [NumPy 1 sum order].
 """
 
 from __future__ import annotations
@@ -11,14 +10,19 @@ import numpy
 
 # NOTE [NumPy 1 sum order]
 # NumPy 1.x runs a reduction through a buffered iterator whose inner loop sees at most 8,192
-# elements at a time. When the innermost (memory-order) run of the reduction is made of reduced
-# axes, each inner call adds its piece pairwise and adds that partial to the output, so a run of
-# L > 8,192 elements is summed as ((0 + pw(run[0:8192])) + pw(run[8192:16384])) + ..., chunk by
-# chunk, and for each output element the runs themselves come in the memory order of the outer
-# reduced axes. NumPy 2 adds the whole run pairwise, so the two differ in the last bits once a
-# run is longer than 8,192. Float16 partials are accumulated in float32 inside one inner call
-# and rounded to float16 after each call. Runs of at most 8,192 elements, and reductions whose
-# innermost axis is kept (added element by element in both versions), already agree.
+# elements at a time. The iterator orders the axes by |stride|, largest outermost. Call the
+# innermost reduced axes (those inside the innermost kept axis of length > 1) the run: each
+# inner call adds a piece of at most 8,192 elements of it pairwise and adds that partial to the
+# output, so a run of L > 8,192 elements is summed as
+# ((0 + pw(run[0:8192])) + pw(run[8192:16384])) + ..., and for each output element the runs
+# come in the memory order of the outer reduced axes. This holds whether or not the run's axes
+# merge into one stride (when they do not, NumPy 1 copies them into its buffer in that order),
+# with negative strides walked in index order, and with a casting ``dtype`` (values cast first).
+# Float16 pieces are added in float32 and each call's result rounded to float16. NumPy 2 adds
+# the whole run pairwise (or in other pieces), so the two differ in the last bits once a run is
+# longer than 8,192. Runs of at most 8,192 elements, and reductions whose innermost axis is
+# kept (added element by element in both versions), already agree. Established empirically
+# against NumPy 1.26.4 over about 3,000 shapes, layouts, axes and dtypes.
 CHUNK = 8192
 
 _FLOATS = (numpy.dtype(numpy.float16), numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
@@ -136,9 +140,11 @@ def _plan(x: Any, axis: Any, dtype: Any) -> tuple[list[int], list[int], list[int
     if axis is None:
         reduced = set(range(ndim))
     else:
-        axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
+        axes = (axis,) if isinstance(axis, (int, numpy.integer)) else axis
         # Anything numpy would reject is left for numpy.sum to reject in its own words.
-        if not all(isinstance(a, (int, numpy.integer)) and -ndim <= a < ndim for a in axes):
+        if not isinstance(axes, tuple) or not all(
+                isinstance(a, (int, numpy.integer)) and not isinstance(a, bool)
+                and -ndim <= a < ndim for a in axes):
             return None
         reduced = {int(a) % ndim for a in axes}
         if len(reduced) != len(axes):

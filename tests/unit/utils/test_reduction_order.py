@@ -195,6 +195,8 @@ def test_invalid_axis_raises_numpys_error():
         sum_in_numpy1_order(x, axis=2)
     with pytest.raises(ValueError):
         sum_in_numpy1_order(x, axis=(1, 1))
+    with pytest.raises(TypeError):
+        sum_in_numpy1_order(x, axis=[0, 1])
 
 
 def test_result_stays_on_the_input_backend(xp):

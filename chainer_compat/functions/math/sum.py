@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, utils, variable
+from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math._common import (
     AxisReduction,
     keepdims_shape,
 )
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class Sum(AxisReduction):
@@ -28,8 +29,10 @@ class Sum(AxisReduction):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
-        xp = backend.get_array_module(x)
-        return utils.force_array(xp.sum(x, axis=self.axis, keepdims=self.keepdims)),
+        # compat: long float runs are added in NumPy 1's chunked order, as Chainer's x.sum was
+        # (NOTE [NumPy 1 sum order]); convolution bias gradients come through here too.
+        return utils.force_array(
+            sum_in_numpy1_order(x, axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to

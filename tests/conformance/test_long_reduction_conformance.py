@@ -1,0 +1,122 @@
+"""F.sum and the (de)convolution bias gradients over runs longer than 8,192 elements round as
+NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
+CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is Chainer's order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy
+import pytest
+
+chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+F = importlib.import_module(chainer.__name__ + ".functions")
+
+CHUNK = 8192
+
+
+def _pairwise(rows):
+    """NumPy's pairwise sum of each row: under 8 elements in turn from zero; up to 128 eight
+    interleaved partials combined as a tree, then the leftovers; longer, split at half rounded
+    down to a multiple of 8 and both halves added."""
+    n = rows.shape[1]
+    if n < 8:
+        total = numpy.zeros(rows.shape[0], rows.dtype)
+        for i in range(n):
+            total = total + rows[:, i]
+        return total
+    if n <= 128:
+        partial = rows[:, 0:8].copy()
+        stop = n - n % 8
+        for i in range(8, stop, 8):
+            partial = partial + rows[:, i:i + 8]
+        p = [partial[:, j] for j in range(8)]
+        total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
+        for i in range(stop, n):
+            total = total + rows[:, i]
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise(rows[:, :half]) + _pairwise(rows[:, half:])
+
+
+def _chunked(runs):
+    """``runs`` (outputs, runs per output, length): each output adds, from zero, the pairwise
+    sums of the CHUNK-element pieces of its runs in turn (float16 via float32 partials)."""
+    half = runs.dtype == numpy.float16
+    work = runs.astype(numpy.float32) if half else runs
+    total = numpy.zeros(runs.shape[0], runs.dtype)
+    for r in range(runs.shape[1]):
+        for start in range(0, runs.shape[2], CHUNK):
+            piece = _pairwise(numpy.ascontiguousarray(work[:, r, start:start + CHUNK]))
+            if half:
+                total = (total.astype(numpy.float32) + piece).astype(numpy.float16)
+            else:
+                total = total + piece
+    return total
+
+
+def _data(shape, dtype, seed=0):
+    rng = numpy.random.RandomState(seed)
+    scale = 1.0 if dtype == numpy.float16 else 1000.0
+    return (rng.standard_normal(shape) * scale + 0.3).astype(dtype)
+
+
+def _assert_same_bits(actual, expected):
+    actual = numpy.asarray(actual)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    numpy.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_sum_over_batch_and_space(dtype):
+    x = _data((3, 4, 100, 100), dtype)
+    expected = _chunked(x.transpose(1, 0, 2, 3).reshape(4, 3, 10000))
+    _assert_same_bits(F.sum(x, axis=(0, 2, 3)).array, expected)
+
+
+@pytest.mark.parametrize("length", [8193, 16390, 3 * CHUNK + 5])
+def test_sum_of_everything(length):
+    x = _data((length,), numpy.float32, seed=length)
+    _assert_same_bits(F.sum(x).array, _chunked(x.reshape(1, 1, -1)).reshape(()))
+
+
+def test_sum_over_space_keepdims():
+    x = _data((2, 3, 91, 91), numpy.float32)
+    expected = _chunked(x.reshape(6, 1, -1)).reshape(2, 3, 1, 1)
+    _assert_same_bits(F.sum(x, axis=(2, 3), keepdims=True).array, expected)
+
+
+def _bias_grad(function, x, w, gy):
+    b = chainer.Variable(numpy.zeros(w.shape[0] if function is not F.deconvolution_2d
+                                     else w.shape[1], x.dtype))
+    y = function(x, w, b)
+    y.grad = gy
+    y.backward()
+    return b.grad
+
+
+def test_convolution_2d_bias_gradient():
+    x = _data((2, 3, 96, 96), numpy.float32)
+    w = _data((4, 3, 1, 1), numpy.float32, seed=1) / 1000
+    gy = _data((2, 4, 96, 96), numpy.float32, seed=2)
+    expected = _chunked(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
+    _assert_same_bits(_bias_grad(F.convolution_2d, x, w, gy), expected)
+
+
+def test_deconvolution_2d_bias_gradient():
+    x = _data((2, 3, 91, 91), numpy.float32)
+    w = _data((3, 4, 1, 1), numpy.float32, seed=1) / 1000
+    gy = _data((2, 4, 91, 91), numpy.float32, seed=2)
+    expected = _chunked(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
+    _assert_same_bits(_bias_grad(F.deconvolution_2d, x, w, gy), expected)
+
+
+def test_convolution_nd_bias_gradient():
+    x = _data((1, 2, 24, 24, 24), numpy.float32)
+    w = _data((3, 2, 1, 1, 1), numpy.float32, seed=1) / 1000
+    gy = _data((1, 3, 24, 24, 24), numpy.float32, seed=2)
+    expected = _chunked(gy.transpose(1, 0, 2, 3, 4).reshape(3, 1, -1))
+    _assert_same_bits(_bias_grad(F.convolution_nd, x, w, gy), expected)

@@ -132,8 +132,8 @@ def _count(x: numpy.ndarray, axis: Any) -> numpy.intp:
 
 def _plan(x: Any, axis: Any, dtype: Any) -> tuple[list[int], list[int], list[int]] | None:
     """Returns (kept, outer reduced, inner run) axes when NumPy 1's order differs, else None."""
-    if type(x) is not numpy.ndarray or x.dtype not in _FLOATS:
-        return None
+    if type(x) is not numpy.ndarray or x.size <= CHUNK or x.dtype not in _FLOATS:
+        return None  # no run longer than a piece: NumPy 1 and 2 agree
     if dtype is not None and numpy.dtype(dtype) not in _FLOATS:
         return None
     ndim = x.ndim

@@ -120,3 +120,28 @@ def test_convolution_nd_bias_gradient():
     gy = _data((1, 3, 24, 24, 24), numpy.float32, seed=2)
     expected = _chunked(gy.transpose(1, 0, 2, 3, 4).reshape(3, 1, -1))
     _assert_same_bits(_bias_grad(F.convolution_nd, x, w, gy), expected)
+
+
+def test_batch_normalization_statistics_and_parameter_gradients():
+    # float32 statistics as numpy.mean and numpy.var take them (the sums chunked, each divided
+    # by the count in float64 and rounded), and beta's and gamma's gradients as F.sum's.
+    x = _data((2, 3, 91, 91), numpy.float32) / 1000
+    gamma, beta = (chainer.Variable(numpy.full(3, value, numpy.float32)) for value in (1.5, 0.5))
+    gy = _data(x.shape, numpy.float32, seed=3) / 1000
+    running_mean, running_var = numpy.zeros(3, numpy.float32), numpy.zeros(3, numpy.float32)
+    y = F.batch_normalization(x, gamma, beta, running_mean=running_mean,
+                              running_var=running_var, decay=0.0)
+    y.grad = gy
+    y.backward()
+
+    def channel_sums(a):
+        return _chunked(a.transpose(1, 0, 2, 3).reshape(3, 2, -1))
+
+    count = x.size // 3
+    mean = (channel_sums(x).astype(numpy.float64) / count).astype(numpy.float32)
+    deviation = x - mean[None, :, None, None]
+    var = (channel_sums(deviation * deviation).astype(numpy.float64) / count).astype(
+        numpy.float32)
+    _assert_same_bits(running_mean, mean)
+    _assert_same_bits(running_var, numpy.float32(count / (count - 1)) * var)
+    _assert_same_bits(beta.grad, channel_sums(gy))

@@ -21,6 +21,11 @@ from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.sqrt import sqrt as _sqrt
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
+from chainer_compat.utils._reduction_order import (
+    mean_in_numpy1_order,
+    sum_in_numpy1_order,
+    var_in_numpy1_order,
+)
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
 # NOTE [batch normalization gradients]
@@ -78,8 +83,9 @@ def _batch_statistics(xp: Any, x: Any, axis: tuple[int, ...], dtype: numpy.dtype
         return _float32_where_chainer_strays(x, axis, mean, var)
     # Summed in float32 at least (on a GPU a float16 batch too: Chainer uses cuDNN there).
     wide = _accumulation_dtype(dtype)
-    return (x.mean(axis=axis, dtype=wide).astype(dtype, copy=False),
-            x.var(axis=axis, dtype=wide).astype(dtype, copy=False))
+    # compat: runs longer than 8,192 are summed in NumPy 1's order (NOTE [NumPy 1 sum order]).
+    return (mean_in_numpy1_order(x, axis, wide).astype(dtype, copy=False),
+            var_in_numpy1_order(x, axis, wide).astype(dtype, copy=False))
 
 
 def _float16_statistics(x: Any, axis: tuple[int, ...]) -> tuple[Any, Any]:
@@ -89,7 +95,7 @@ def _float16_statistics(x: Any, axis: tuple[int, ...]) -> tuple[Any, Any]:
     with numpy.errstate(over="ignore", invalid="ignore"):  # overflows are handled by the caller
         mean = _float16_mean(x, axis, count, keepdims=True)
         squared = _squared_deviations(x, mean)
-        var = _divided_by_count(squared.sum(axis=axis, dtype=numpy.float16), count)
+        var = _divided_by_count(sum_in_numpy1_order(squared, axis, numpy.float16), count)
     return mean.reshape(numpy.shape(var)), var
 
 
@@ -111,7 +117,7 @@ def _squared_deviations(x: Any, mean: Any) -> Any:
 
 def _float16_mean(x: Any, axis: tuple[int, ...], count: int, keepdims: bool = False) -> Any:
     """``x.mean(axis, dtype=float16)`` as NumPy computes it: a float16 sum, then divided."""
-    return _divided_by_count(x.sum(axis=axis, dtype=numpy.float16, keepdims=keepdims), count)
+    return _divided_by_count(sum_in_numpy1_order(x, axis, numpy.float16, keepdims), count)
 
 
 def _divided_by_count(total: Any, count: int) -> Any:
@@ -303,8 +309,8 @@ def _gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, gy: Any, mean
     normalized *= inv_std.reshape(shape)
     # compat: Chainer sums in gamma's dtype and scales by 1/m rounded to it (NOTE [Chainer's
     # rounding] in functions/loss/softmax_cross_entropy.py).
-    g_beta = gy.sum(axis=axis, dtype=gamma.dtype)
-    g_gamma = (gy * normalized).sum(axis=axis, dtype=gamma.dtype)
+    g_beta = sum_in_numpy1_order(gy, axis, gamma.dtype)
+    g_gamma = sum_in_numpy1_order(gy * normalized, axis, gamma.dtype)
     grads: list[Any] = []
     if 0 in indexes:
         # gamma inv_std (gy - (normalized g_gamma + g_beta) / m), in Chainer's order. The
@@ -482,7 +488,7 @@ def _fixed_gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, mean: A
     grads: list[Any] = []
     if 0 in indexes:
         grads.append((gy * scale.reshape(shape)).astype(x.dtype, copy=False))
-    g_beta = gy.sum(axis=axis, dtype=dtype)
+    g_beta = sum_in_numpy1_order(gy, axis, dtype)
     g_gamma = None
     if 1 in indexes or 4 in indexes:
         normalized = x - mean.reshape(shape)
@@ -491,7 +497,7 @@ def _fixed_gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, mean: A
         # rounding] in functions/loss/softmax_cross_entropy.py): its memory order, which
         # NumPy picks from both operands, decides the order of the sum when x is not
         # C-contiguous (a convolution's output is channels-last).
-        g_gamma = (normalized * gy).sum(axis=axis).astype(dtype, copy=False)
+        g_gamma = sum_in_numpy1_order(normalized * gy, axis).astype(dtype, copy=False)
     if 1 in indexes:
         grads.append(g_gamma)
     if 2 in indexes:

@@ -23,6 +23,7 @@ from chainer_compat.utils import meta as meta
 from chainer_compat.utils import precision as precision
 from chainer_compat.utils import sparse as sparse
 from chainer_compat.utils import walker_alias as walker_alias
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 from chainer_compat.utils._tempdir import tempdir as tempdir
 from chainer_compat.utils.conv import get_conv_outsize as get_conv_outsize
 from chainer_compat.utils.conv import get_deconv_outsize as get_deconv_outsize
@@ -73,7 +74,8 @@ def sum_to(x: Any, shape: tuple[int, ...]) -> Any:
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, size in enumerate(shape) if size == 1 and x.shape[lead + i] != 1)
-    y = x.sum(axis=axes, keepdims=True)
+    # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+    y = sum_in_numpy1_order(x, axes, keepdims=True)
     if lead > 0:
         y = y.reshape(y.shape[lead:])
     return force_array(y)

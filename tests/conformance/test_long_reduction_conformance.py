@@ -1,5 +1,6 @@
-"""F.sum and the (de)convolution bias gradients over runs longer than 8,192 elements round as
-NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
+"""F.sum, F.mean, the (de)convolution bias gradients, batch normalization's statistics and the
+gradients of broadcast operands, over runs longer than 8,192 elements, round as NumPy 1.26
+adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
 CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is Chainer's order.
 """
 
@@ -145,3 +146,21 @@ def test_batch_normalization_statistics_and_parameter_gradients():
     _assert_same_bits(running_mean, mean)
     _assert_same_bits(running_var, numpy.float32(count / (count - 1)) * var)
     _assert_same_bits(beta.grad, channel_sums(gy))
+
+
+def test_mean_over_space():
+    x = _data((2, 3, 91, 91), numpy.float32)
+    expected = (_chunked(x.reshape(6, 1, -1)).astype(numpy.float64) / (91 * 91)).astype(
+        numpy.float32)
+    _assert_same_bits(F.mean(x, axis=(2, 3)).array, expected.reshape(2, 3))
+
+
+def test_gradient_of_a_broadcast_operand_sums_its_long_runs_in_turn():
+    x = _data((2, 3, 91, 91), numpy.float32) / 1000
+    b = chainer.Variable(numpy.ones((1, 3, 1, 1), numpy.float32))
+    gy = _data(x.shape, numpy.float32, seed=4) / 1000
+    y = F.broadcast_to(b, x.shape) * x
+    y.grad = gy
+    y.backward()
+    expected = _chunked((gy * x).transpose(1, 0, 2, 3).reshape(3, 2, -1)).reshape(1, 3, 1, 1)
+    _assert_same_bits(b.grad, expected)

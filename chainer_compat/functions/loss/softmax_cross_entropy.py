@@ -18,6 +18,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 from chainer_compat.variable import _new_unlinked_variable
 
 _ndarray = numpy.ndarray
@@ -302,7 +303,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             # Keep the count on the device: reading it would synchronize.
             count = valid.sum(dtype=_reduction_dtype(x.dtype))
             self._coeff = 1.0 / xp.maximum(count, 1)
-        loss = log_p.sum(dtype=_reduction_dtype(x.dtype)) * -self._coeff
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        loss = sum_in_numpy1_order(log_p, dtype=_reduction_dtype(x.dtype)) * -self._coeff
         return utils.force_array(loss, x.dtype).reshape(()),
 
     def _fused_mean_loss(self, xp: Any, x: Any, t: Any, shifted: Any,
@@ -335,7 +337,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         if self.reduce == "mean":
             # compat: soft targets are averaged over samples; normalize is not consulted.
             self._coeff = 1.0 / (x.size / x.shape[1])
-            loss = loss.sum(dtype=_reduction_dtype(x.dtype)) * self._coeff
+            loss = sum_in_numpy1_order(loss, dtype=_reduction_dtype(x.dtype)) * self._coeff
             return utils.force_array(loss, x.dtype).reshape(()),
         return utils.force_array(loss, x.dtype),
 

@@ -12,6 +12,7 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math import sum as _sum
 from chainer_compat.functions.math._common import AxisReduction, keepdims_shape, normalize_axis
+from chainer_compat.utils._reduction_order import mean_in_numpy1_order
 
 
 class Mean(AxisReduction):
@@ -33,7 +34,9 @@ class Mean(AxisReduction):
                 f"shape {tuple(x.shape)}: float division by zero; skip empty inputs, or "
                 "reduce over axes of nonzero length")
         self.multiplier = 1.0 / count
-        return utils.force_array(x.mean(axis=self.axis, keepdims=self.keepdims)),
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        return utils.force_array(
+            mean_in_numpy1_order(x, self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         gy = grad_outputs[0] * self.multiplier

@@ -105,8 +105,8 @@ class SigmoidCrossEntropyGrad(FunctionNode):
         y = sigmoid(x)
         scale: Any = None
         if self.reduce == "mean":
-            if numpy.isscalar(count):
-                scale = 1.0 / count
+            if isinstance(count, (int, numpy.generic)):
+                scale = 1.0 / float(count)
             else:  # a count on the device: divide there, without a sync
                 mask = utils.force_array(mask / count, dtype)
         grad_x = y * (1 - y) * broadcast_to(gy, x.shape) * (ggx * mask)

@@ -2,7 +2,7 @@
 ``fixed_batch_normalization`` (given statistics), with their gradients.
 
 Layer 5: imports backend, utils, variable, function_node, type_check, ``functions.array.cast``,
-``functions.math`` (sum, average, sqrt) and ``functions.connection.linear``.
+``functions.math.sum`` and ``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
-from chainer_compat.functions.math.average import average as _mean
-from chainer_compat.functions.math.sqrt import sqrt as _sqrt
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
 from chainer_compat.variable import Variable, _new_unlinked_variable
@@ -396,13 +394,6 @@ class BatchNormalizationGrad(FunctionNode):
 def _expander(ndim: int, axis: tuple[int, ...]) -> tuple[Any, ...]:
     """The index that lifts a per-statistic array to broadcast against an ``ndim``-d input."""
     return tuple(None if dimension in axis else slice(None) for dimension in range(ndim))
-
-
-def _filled(grads: tuple[Any, ...], shapes: tuple[tuple[int, ...], ...], dtype: Any,
-            xp: Any) -> list[Any]:
-    """The given gradients, cast to ``dtype`` and shaped, with zeros for those not given."""
-    return [Variable(xp.zeros(shape, dtype), requires_grad=False) if grad is None
-            else _cast(grad, dtype).reshape(shape) for grad, shape in zip(grads, shapes)]
 
 
 class FixedBatchNormalization(FunctionNode):

@@ -251,3 +251,17 @@ def test_constant_over_variable_second_order_gradient_rounds_as_chainer():
     _, _, (grad_x, grad_gy) = _second_order(lambda v: 1.0 / v, [x], gy, [d])
     _assert_bits(grad_x, d * f32(2) * f32(1) * gy / (x ** f32(3)))
     _assert_bits(grad_gy, d * -f32(1) / (x ** f32(2)))
+
+
+def test_lstm_output_gate_gradient_without_gh_carries_the_sign_of_tanh_c():
+    # With only c used, the output gate's gradient is a zero times tanh(c): -0 where c < 0.
+    # The second-order gradients above add it in, so its sign shows in their bits.
+    rng = numpy.random.RandomState(10)
+    c_prev, x, gc = _draw(rng, (3, 4), (3, 16), (3, 4))
+    x_variable = chainer.Variable(x)
+    c_next, _ = F.lstm(c_prev, x_variable)
+    c_next.grad = gc
+    c_next.backward()
+    go = _gates(x_variable.grad)[3]
+    numpy.testing.assert_array_equal(go, numpy.zeros_like(go))
+    numpy.testing.assert_array_equal(numpy.signbit(go), numpy.signbit(numpy.tanh(c_next.array)))

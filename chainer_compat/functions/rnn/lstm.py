@@ -89,6 +89,9 @@ def _lstm_grad_arrays(c_prev: Any, x: Any, c_next: Any, gc: Any,
         gc_total[...] = gh * sig_o * (1 - tanh_c * tanh_c)
     if gc is not None:
         gc_total += gc[:batch]
+    else:
+        # compat: Chainer adds a zero for the missing gc, which turns a -0 into +0.
+        gc_total += 0
 
     gx = xp.empty_like(x)
     ga, gi, gf, go = split_gates(gx)
@@ -99,7 +102,9 @@ def _lstm_grad_arrays(c_prev: Any, x: Any, c_next: Any, gc: Any,
     gi[...] = gc_total * tanh_a * (sig_i * (1 - sig_i))
     gf[...] = gc_total * c_prev[:batch] * (sig_f * (1 - sig_f))
     if gh is None:
-        go[...] = 0
+        # compat: Chainer multiplies a zero for the missing gh by tanh(c), so the zeros carry
+        # tanh(c)'s sign.
+        xp.multiply(tanh_c, 0, out=go)
     else:
         go[...] = gh * tanh_c * (sig_o * (1 - sig_o))
     gc_total *= sig_f

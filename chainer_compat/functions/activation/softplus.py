@@ -106,6 +106,7 @@ class SoftplusGrad(FunctionNode):
         grad_gy = SoftplusGrad(beta).apply((x, ggx))[0]
         return grad_x, grad_gy
 
+
 def softplus(x: Any, beta: float = 1.0) -> variable.Variable:
     """Elementwise softplus, ``log(1 + exp(beta * x)) / beta``.
 

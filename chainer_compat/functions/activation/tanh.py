@@ -50,6 +50,7 @@ class TanhGrad(FunctionNode):
         grad_gy = ggx - y * y_times_ggx
         return grad_y, grad_gy
 
+
 def tanh(x: Any) -> variable.Variable:
     """Elementwise hyperbolic tangent.
 

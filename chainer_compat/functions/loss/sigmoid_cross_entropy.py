@@ -118,6 +118,7 @@ class SigmoidCrossEntropyGrad(FunctionNode):
                 grad_gy = grad_gy * scale
         return grad_x, grad_gy
 
+
 def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True,
                           reduce: str = "mean") -> variable.Variable:
     """Cross entropy of ``sigmoid(x)`` against binary labels, elementwise.

@@ -250,6 +250,7 @@ class LSTMGrad(OldStyleCall, FunctionNode):
                 join_gate_variables((grad_a, grad_i, grad_f, grad_o), x.shape),
                 with_tail(grad_c, None), with_tail(g_total, tail), grad_gh)
 
+
 def lstm(c_prev: Any, x: Any) -> tuple[variable.Variable, variable.Variable]:
     """One step of a long short-term memory cell with a forget gate.
 

@@ -73,15 +73,15 @@ class _SoftmaxGrad(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
         ggx, = grad_outputs
+        # Chainer's expressions in Chainer's order, so the second-order gradients round alike:
+        # with S the broadcast sum over the axis, ga = ggx - S(ggx * y) is shared, the gradient
+        # for y is ga * gy - ggx * S(y * gy) and the one for gy is ga * y.
+        shifted = ggx - broadcast_to(_sum(ggx * y, axis=self.axis, keepdims=True), gy.shape)
         grads: list[Any] = []
-        for index in indexes:
-            if index == 0:
-                # d/dy of <ggx, y*gy - y*S(y*gy)>, with S the broadcast sum over the axis.
-                grads.append(ggx * gy - ggx * _axis_sum(y * gy, self.axis)
-                             - gy * _axis_sum(ggx * y, self.axis))
-            else:
-                # The map gy -> gx is self-adjoint, so the gradient is the same map of ggx.
-                grads.append(_SoftmaxGrad(self.axis).apply((y, ggx))[0])
+        if 0 in indexes:
+            grads.append(shifted * gy - ggx * _axis_sum(y * gy, self.axis))
+        if 1 in indexes:
+            grads.append(shifted * y)
         return tuple(grads)
 
 

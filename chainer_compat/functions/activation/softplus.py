@@ -32,6 +32,11 @@ def _times_beta(x: Any, beta: float) -> Any:
     return x * x.dtype.type(beta)
 
 
+# Below these beta x, (1 + exp(beta x)) ** 2 stays finite in the dtype: log(max) / 2 less a
+# margin for the rounding of exp and the square.
+_CURVATURE_OVERFLOW = {"e": 5.0, "f": 44.0, "d": 354.0}
+
+
 class Softplus(FloatActivation):
     """Softplus with sharpness ``beta``."""
 
@@ -86,17 +91,20 @@ class SoftplusGrad(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        grads: list[Any] = []
-        for index in indexes:
-            if index == 0:
-                # The curvature sigmoid(t) * (1 - sigmoid(t)) as e / (1 + e) ** 2 with
-                # e = exp(-|t|): 1 - sigmoid(t) would round to 0 for large t, and e never
-                # overflows.
-                e = exp(-abs(x * self.beta))
-                grads.append(ggx * gy * self.beta * e / (1 + e) ** 2)
-            else:
-                grads.append(SoftplusGrad(self.beta).apply((x, ggx))[0])
-        return tuple(grads)
+        beta = self.beta
+        xp = backend.get_array_module(x.array)
+        # The curvature sigmoid(t) (1 - sigmoid(t)) of t = beta x is e / (1 + e) ** 2. Chainer
+        # forms it with e = exp(t) in the order below, so we do too and the second-order
+        # gradients round alike; but (1 + e) ** 2 overflows once t passes about 44 (float32),
+        # giving Chainer 0 or NaN, so an input that large takes e = exp(-|t|), which never does.
+        scaled = x.array * x.dtype.type(beta)
+        if xp.all(scaled < _CURVATURE_OVERFLOW.get(x.dtype.char, 0.0)):
+            e = exp(beta * x)
+        else:
+            e = exp(-abs(x * beta))
+        grad_x = ggx * gy * beta * e / (1 + e) ** 2
+        grad_gy = SoftplusGrad(beta).apply((x, ggx))[0]
+        return grad_x, grad_gy
 
 
 def softplus(x: Any, beta: float = 1.0) -> variable.Variable:

@@ -42,13 +42,13 @@ class TanhGrad(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        grads: list[Any] = []
-        for index in indexes:
-            if index == 0:
-                grads.append(ggx * gy * y * -2)
-            else:
-                grads.append(ggx * (1 - y * y))
-        return tuple(grads)
+        # Chainer's order of operations (y * ggx shared by both), so the second-order gradients
+        # round as Chainer's do; it forms both whichever are asked for, and so do we, so hooks
+        # see the same nodes.
+        y_times_ggx = y * ggx
+        grad_y = -2 * gy * y_times_ggx
+        grad_gy = ggx - y * y_times_ggx
+        return grad_y, grad_gy
 
 
 def tanh(x: Any) -> variable.Variable:

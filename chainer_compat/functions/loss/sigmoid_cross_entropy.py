@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.loss._options import check_reduce
@@ -94,20 +96,27 @@ class SigmoidCrossEntropyGrad(FunctionNode):
 
         x, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        y = sigmoid(x)
         dtype = x.dtype
         mask = self.ignore_mask.astype(dtype)
+        count = self.count
+        # Chainer's expressions in Chainer's order, so the second-order gradients round alike:
+        # y (1 - y) broadcast_to(gy) times (ggx mask), and (y - t) times (ggx mask), each
+        # scaled by the reciprocal of the count rounded to the dtype.
+        y = sigmoid(x)
+        scale: Any = None
         if self.reduce == "mean":
-            mask = mask / self.count  # count may live on the device: divide there
-            mask = utils.force_array(mask, dtype)
-        masked_ggx = ggx * mask
-        grads: list[Any] = []
-        if 0 in indexes:
-            grads.append(masked_ggx * broadcast_to(gy, x.shape) * y * (1 - y))
-        if 1 in indexes:
-            ggy = masked_ggx * (y - self.t.astype(dtype))
-            grads.append(_sum(ggy) if self.reduce == "mean" else ggy)
-        return tuple(grads)
+            if isinstance(count, (int, numpy.generic)):
+                scale = 1.0 / float(count)
+            else:  # a count on the device: divide there, without a sync
+                mask = utils.force_array(mask / count, dtype)
+        grad_x = y * (1 - y) * broadcast_to(gy, x.shape) * (ggx * mask)
+        grad_gy = (y - self.t.astype(dtype)) * (ggx * mask)
+        if self.reduce == "mean":
+            grad_gy = _sum(grad_gy)
+            if scale is not None:
+                grad_x = grad_x * scale
+                grad_gy = grad_gy * scale
+        return grad_x, grad_gy
 
 
 def sigmoid_cross_entropy(x: Any, t: Any, normalize: bool = True,

@@ -149,11 +149,13 @@ class DivFromConstantGrad(_ConstantOperandGrad):
         x, gy = self.get_retained_inputs()
         ggx, = grad_outputs
         value = _constant_like(x, self.value)
+        # Chainer's expressions in Chainer's order (x ** 3 is NumPy's power, not x * x * x),
+        # so the second-order gradients round alike.
         grads: list[Any] = []
         if 0 in indexes:
-            grads.append(ggx * gy * (2 * value) / (x * x * x))
+            grads.append(ggx * 2 * value * gy / (x ** 3))
         if 1 in indexes:
-            grads.append(ggx * (-value) / (x * x))
+            grads.append(ggx * -value / (x ** 2))
         return tuple(grads)
 
 
@@ -231,11 +233,15 @@ class PowVarConstGrad(_ConstantOperandGrad):
         x, gy = self.get_retained_inputs()
         ggx, = grad_outputs
         value = _constant_like(x, self.value)
+        # Chainer's expressions in Chainer's order, with value - 1 and value - 2 taken before
+        # the cast to x's dtype, so the second-order gradients round alike.
+        value_less_one = _constant_like(x, self.value - 1)
         grads: list[Any] = []
         if 0 in indexes:
-            grads.append(ggx * gy * (value * (value - 1)) * x ** (value - 2))
+            value_less_two = _constant_like(x, self.value - 2)
+            grads.append(ggx * value * gy * value_less_one * x ** value_less_two)
         if 1 in indexes:
-            grads.append(ggx * value * x ** (value - 1))
+            grads.append(ggx * value * x ** value_less_one)
         return tuple(grads)
 
 
@@ -268,10 +274,12 @@ class PowConstVarGrad(_ConstantOperandGrad):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        log_value = log_of_constant(self.value, y.array)
+        # log(value) times ggx first, shared, as Chainer forms it, so the second-order
+        # gradients round alike.
+        scaled = log_of_constant(self.value, y.array) * ggx
         grads: list[Any] = []
         if 0 in indexes:
-            grads.append(ggx * gy * log_value)
+            grads.append(scaled * gy)
         if 1 in indexes:
-            grads.append(ggx * y * log_value)
+            grads.append(scaled * y)
         return tuple(grads)

@@ -2,7 +2,7 @@
 ``fixed_batch_normalization`` (given statistics), with their gradients.
 
 Layer 5: imports backend, utils, variable, function_node, type_check, ``functions.array.cast``,
-``functions.math`` (sum, average, sqrt) and ``functions.connection.linear``.
+``functions.math.sum`` and ``functions.connection.linear``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
-from chainer_compat.functions.math.average import average as _mean
-from chainer_compat.functions.math.sqrt import sqrt as _sqrt
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
 from chainer_compat.utils._reduction_order import (
@@ -349,63 +347,59 @@ class BatchNormalizationGrad(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
+        self.retain_outputs((0, 1))
         x, gamma, gy = inputs
         return tuple(_gradient_arrays((0, 1, 2), x, gamma, gy, self.mean, self.inv_std,
                                       self.axis))
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        # With m entries per statistic, s = inv_std, n = (x - mean) s, a = gamma s, and sums
-        # over the batch axes: gbeta = sum gy, ggamma = sum gy n and
-        # gx = a (gy - (n ggamma + gbeta) / m). Given the gradients (hx, hgamma, hbeta) of those
-        # three, the loss they feed is L = sum hx gx + hgamma ggamma + hbeta gbeta; below are its
-        # derivatives by gy, gamma and x (through n and, via the variance, through s).
+        # With m entries per statistic, s = inv_std, n = (x - mean) s and sums over the batch
+        # axes: gbeta = sum gy, ggamma = sum gy n and gx = gamma s (gy - (n ggamma + gbeta) / m).
+        # Given the gradients (hx, hgamma, hbeta) of those three, below are the derivatives of
+        # sum hx gx + hgamma ggamma + hbeta gbeta by x, gamma and gy, with the forward's mean
+        # and s as constants and their dependence on x written out. Chainer's expressions in
+        # Chainer's order, so the second-order gradients round alike.
         x, gamma, gy = self.get_retained_inputs()
-        dtype = numpy.promote_types(x.dtype, gamma.dtype)
+        gx, g_gamma = self.get_retained_outputs()
+        h_x, h_gamma, h_beta = grad_outputs
+        xp = backend.get_array_module(x.array)
+        gamma_dtype = gamma.dtype
+        if gamma.dtype != x.dtype:
+            gamma, g_gamma = _cast(gamma, x.dtype), _cast(g_gamma, x.dtype)
+            h_gamma = None if h_gamma is None else _cast(h_gamma, x.dtype)
+            h_beta = None if h_beta is None else _cast(h_beta, x.dtype)
         axis = self.axis
-        count = x.size // gamma.size
-        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
-        x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
-        gamma_wide = _cast(gamma, dtype).reshape(shape)
-        h_x, h_gamma, h_beta = _filled(grad_outputs, (x_wide.shape, shape, shape), dtype,
-                                       backend.get_array_module(x.array))
-
-        def total(value: Any) -> Any:
-            return _sum(value, axis=axis, keepdims=True)
-
-        mean = _mean(x_wide, axis=axis, keepdims=True)
-        centered = x_wide - mean
-        inv_std = 1.0 / _sqrt(_mean(centered * centered, axis=axis, keepdims=True) + self.eps)
-        normalized = centered * inv_std
-        scale = gamma_wide * inv_std
-        g_beta, g_gamma = total(gy_wide), total(gy_wide * normalized)
-        h_x_total, h_x_normalized = total(h_x), total(h_x * normalized)
-        projected = (total(h_x * gy_wide) - (g_gamma * h_x_normalized + g_beta * h_x_total)
-                     * (1.0 / count))
-        grads: list[Any] = []
-        if 0 in indexes:
-            # dL/dn, then back through n = (x - mean) s and s = (var + eps)^-1/2.
-            by_normalized = (h_gamma * gy_wide - (scale * (1.0 / count))
-                             * (gy_wide * h_x_normalized + g_gamma * h_x))
-            by_inv_std = gamma_wide * projected
-            gx = inv_std * (by_normalized - total(by_normalized) * (1.0 / count)
-                            - normalized * (total(by_normalized * normalized) * (1.0 / count)))
-            gx = gx - by_inv_std * inv_std * inv_std * normalized * (1.0 / count)
-            grads.append(_cast(gx, x.dtype))
-        if 1 in indexes:
-            grads.append(_cast((inv_std * projected).reshape(gamma.shape), gamma.dtype))
-        if 2 in indexes:
-            g_gy = (scale * (h_x - (normalized * h_x_normalized + h_x_total) * (1.0 / count))
-                    + h_gamma * normalized + h_beta)
-            grads.append(_cast(g_gy, gy.dtype))
-        return tuple(grads)
+        expander = _expander(x.ndim, axis)
+        inv_std = self.inv_std
+        inv_count = gamma.dtype.type(1.0 / (x.size // gamma.size))
+        by_gx: Any = 0 if h_x is None else _sum(gx * h_x, axis=axis)
+        scale = gamma * inv_std
+        scale_over_count = scale * inv_count
+        normalized = (x - self.mean[expander]) * inv_std[expander]
+        if h_x is None:
+            h_x = xp.zeros(x.shape, x.dtype)
+        if h_gamma is None:
+            h_gamma = xp.zeros(gamma.shape, gamma.dtype)
+        if h_beta is None:
+            h_beta = xp.zeros(gamma.shape, gamma.dtype)
+        h_gamma = h_gamma - scale_over_count * _sum(normalized * h_x, axis=axis)
+        h_beta = h_beta - scale_over_count * _sum(h_x, axis=axis)
+        grad_gamma = by_gx / gamma
+        by_normalized = (h_gamma[expander] * gy
+                         - (scale_over_count * g_gamma)[expander] * h_x)
+        by_std = -inv_std * (by_gx + _sum(normalized * by_normalized, axis=axis))
+        by_mean = -inv_std * _sum(by_normalized, axis=axis)
+        grad_x = inv_std[expander] * by_normalized + inv_count * (
+            by_mean[expander] + normalized * by_std[expander])
+        grad_gy = h_gamma[expander] * normalized + h_beta[expander] + scale[expander] * h_x
+        return (_cast(grad_x, x.dtype), _cast(grad_gamma, gamma_dtype),
+                _cast(grad_gy, gy.dtype))
 
 
-def _filled(grads: tuple[Any, ...], shapes: tuple[tuple[int, ...], ...], dtype: Any,
-            xp: Any) -> list[Any]:
-    """The given gradients, cast to ``dtype`` and shaped, with zeros for those not given."""
-    return [Variable(xp.zeros(shape, dtype), requires_grad=False) if grad is None
-            else _cast(grad, dtype).reshape(shape) for grad, shape in zip(grads, shapes)]
+def _expander(ndim: int, axis: tuple[int, ...]) -> tuple[Any, ...]:
+    """The index that lifts a per-statistic array to broadcast against an ``ndim``-d input."""
+    return tuple(None if dimension in axis else slice(None) for dimension in range(ndim))
 
 
 class FixedBatchNormalization(FunctionNode):
@@ -525,8 +519,12 @@ class FixedBatchNormalizationGrad(FunctionNode):
         self.axis = axis
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0, 1, 2, 3, 4))
+        self.retain_inputs((0, 1, 2, 4))
+        self.retain_outputs((0, 1, 2, 3, 4))
         x, gamma, mean, var, gy = inputs
+        self.inv_var, self.inv_std = _fixed_inverses(backend.get_array_module(x), var,
+                                                     self.eps)
+        self.gamma_over_std = gamma * self.inv_std
         return tuple(_fixed_gradient_arrays((0, 1, 2, 3, 4), x, gamma, mean, var, gy,
                                             self.axis, self.eps))
 
@@ -534,46 +532,47 @@ class FixedBatchNormalizationGrad(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         # With s = (var + eps)^-1/2, n = (x - mean) s and sums over the batch axes:
         # gx = gamma s gy, ggamma = G = sum gy n, gbeta = B = sum gy, gmean = -gamma s B and
-        # gvar = -1/2 s^2 gamma G. Given the gradients h of those five, the loss they feed is
-        # L = sum hx gx + hgamma G + hbeta B + hmean gmean + hvar gvar; below are its
-        # derivatives by each input.
-        x, gamma, mean, var, gy = self.get_retained_inputs()
-        dtype = gamma.dtype
+        # gvar = -1/2 s^2 gamma G. Given the gradients h of those five, below are the
+        # derivatives of sum hx gx + hgamma G + hbeta B + hmean gmean + hvar gvar by each
+        # input, with the forward's s and s^2 as constants. Chainer's expressions in Chainer's
+        # order, so the second-order gradients round alike.
+        x, gamma, mean, gy = self.get_retained_inputs()
+        gx, g_gamma, g_beta, g_mean, g_var = self.get_retained_outputs()
+        h_x, h_gamma, h_beta, h_mean, h_var = grad_outputs
+        xp = backend.get_array_module(x.array)
+        gamma_dtype = gamma.dtype
+        if h_x is None:
+            h_x = xp.zeros(x.shape, x.dtype)
+        h_gamma, h_beta, h_mean, h_var = (
+            xp.zeros(gamma.shape, gamma.dtype) if h is None else h
+            for h in (h_gamma, h_beta, h_mean, h_var))
+        if x.dtype != gamma.dtype:
+            gamma, g_gamma, h_gamma, g_beta, h_beta, mean, h_mean, h_var = (
+                _cast(value, x.dtype)
+                for value in (gamma, g_gamma, h_gamma, g_beta, h_beta, mean, h_mean, h_var))
         axis = self.axis
-        shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
-        x_wide, gy_wide = _cast(x, dtype), _cast(gy, dtype)
-        h_x, h_gamma, h_beta, h_mean, h_var = _filled(
-            grad_outputs, (x_wide.shape,) + (shape,) * 4, dtype,
-            backend.get_array_module(x.array))
-        gamma_wide = gamma.reshape(shape)
-        inv_var = 1.0 / (var.reshape(shape) + self.eps)  # as _fixed_inverses rounds it
-        inv_std = _sqrt(inv_var)
-        normalized = (x_wide - mean.reshape(shape)) * inv_std
-
-        def total(value: Any) -> Any:
-            return _sum(value, axis=axis, keepdims=True)
-
-        g_gamma, g_beta = total(gy_wide * normalized), total(gy_wide)
-        product = total(h_x * gy_wide)
-        # The weight of n in L's terms that are linear in G.
-        by_sum = h_gamma - 0.5 * h_var * inv_var * gamma_wide
-        grads: list[Any] = []
-        if 0 in indexes:
-            grads.append(_cast(inv_std * gy_wide * by_sum, x.dtype))
-        if 1 in indexes:
-            grads.append((inv_std * (product - h_mean * g_beta)
-                          - 0.5 * h_var * inv_var * g_gamma).reshape(gamma.shape))
-        if 2 in indexes:
-            grads.append((-inv_std * g_beta * by_sum).reshape(gamma.shape))
-        if 3 in indexes:
-            by_inv_std = (gamma_wide * (product - h_mean * g_beta)
-                          - h_var * inv_std * gamma_wide * g_gamma
-                          + by_sum * g_gamma / inv_std)
-            grads.append((-0.5 * inv_std * inv_var * by_inv_std).reshape(gamma.shape))
-        if 4 in indexes:
-            g_gy = gamma_wide * inv_std * (h_x - h_mean) + normalized * by_sum + h_beta
-            grads.append(_cast(g_gy, gy.dtype))
-        return tuple(grads)
+        expander = _expander(x.ndim, axis)
+        inv_std, inv_var, gamma_over_std = self.inv_std, self.inv_var, self.gamma_over_std
+        normalized = (x - mean[expander]) * inv_std[expander]
+        half_h_var = -0.5 * h_var
+        gamma_over_var = gamma * inv_var
+        by_gamma_over_var = half_h_var * g_gamma
+        h_gamma = h_gamma + half_h_var * gamma_over_var
+        by_normalized = gy * h_gamma[expander]
+        grad_x = inv_std[expander] * by_normalized
+        grad_mean = -inv_std * _sum(by_normalized, axis=axis)
+        by_gamma_over_std = _sum(h_x * gy, axis=axis) - h_mean * g_beta
+        h_beta = h_beta - h_mean * gamma_over_std
+        grad_gy = (h_gamma[expander] * normalized + h_beta[expander]
+                   + gamma_over_std[expander] * h_x)
+        grad_gamma = inv_var * by_gamma_over_var + inv_std * by_gamma_over_std
+        grad_var = -(grad_gamma * gamma_over_var + 0.5 * inv_var * (
+            _sum(normalized * by_normalized, axis=axis) - gamma_over_std * by_gamma_over_std))
+        # Mixed precision: the statistics' gradients back in their own dtype, which Chainer
+        # leaves in x's (and its engine rejects).
+        return (_cast(grad_x, x.dtype), _cast(grad_gamma, gamma_dtype),
+                _cast(grad_mean, gamma_dtype), _cast(grad_var, gamma_dtype),
+                _cast(grad_gy, gy.dtype))
 
 
 def _fixed_inverses(xp: Any, var: Any, eps: float) -> tuple[Any, Any]:

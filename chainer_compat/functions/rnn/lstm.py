@@ -89,6 +89,9 @@ def _lstm_grad_arrays(c_prev: Any, x: Any, c_next: Any, gc: Any,
         gc_total[...] = gh * sig_o * (1 - tanh_c * tanh_c)
     if gc is not None:
         gc_total += gc[:batch]
+    else:
+        # compat: Chainer adds a zero for the missing gc, which turns a -0 into +0.
+        gc_total += 0
 
     gx = xp.empty_like(x)
     ga, gi, gf, go = split_gates(gx)
@@ -99,7 +102,9 @@ def _lstm_grad_arrays(c_prev: Any, x: Any, c_next: Any, gc: Any,
     gi[...] = gc_total * tanh_a * (sig_i * (1 - sig_i))
     gf[...] = gc_total * c_prev[:batch] * (sig_f * (1 - sig_f))
     if gh is None:
-        go[...] = 0
+        # compat: Chainer multiplies a zero for the missing gh by tanh(c), so the zeros carry
+        # tanh(c)'s sign.
+        xp.multiply(tanh_c, 0, out=go)
     else:
         go[...] = gh * tanh_c * (sig_o * (1 - sig_o))
     gc_total *= sig_f
@@ -206,41 +211,44 @@ class LSTMGrad(OldStyleCall, FunctionNode):
                 tail = zeros_variable(xp, tail_shape, dtype)
             return concat((v, tail), axis=0)
 
-        # Inside this function, ``d_*`` is the derivative of an activation at its output.
+        # Chainer's expressions in Chainer's order, so the second-order gradients round alike.
+        # ``d_*`` is the derivative of an activation at its output and ``dd_*`` the second
+        # derivative; each gradient is formed whichever are asked for, as Chainer's are.
         a, i, f, o = split_gate_variables(x)
         gga, ggi, ggf, ggo = split_gate_variables(ggx)
         ggc_head = head(ggc_prev)
         c_head = head(c_prev)
-        tanh_a, sig_i, sig_f, sig_o = tanh(a), sigmoid(i), sigmoid(f), sigmoid(o)
-        tanh_c = tanh(head(c_next))
-        d_a = 1 - tanh_a * tanh_a
-        d_i = sig_i * (1 - sig_i)
-        d_f = sig_f * (1 - sig_f)
+        sig_o = sigmoid(o)
         d_o = sig_o * (1 - sig_o)
+        dd_o = sig_o * (1 - sig_o) * (1 - 2 * sig_o)
+        sig_i = sigmoid(i)
+        d_i = sig_i * (1 - sig_i)
+        dd_i = sig_i * (1 - sig_i) * (1 - 2 * sig_i)
+        sig_f = sigmoid(f)
+        d_f = sig_f * (1 - sig_f)
+        dd_f = sig_f * (1 - sig_f) * (1 - 2 * sig_f)
+        tanh_a = tanh(a)
+        d_a = 1 - tanh_a * tanh_a
+        dd_a = -2 * tanh_a * d_a
+        tanh_c = tanh(head(c_next))
         d_c = 1 - tanh_c * tanh_c
-        gc_total = gh * sig_o * d_c + head(gc)
+        dd_c = -2 * tanh_c * d_c
+        gc_head = head(gc)
+        gc_total = gh * sig_o * d_c + gc_head
+        grad_c_prev = ggf * gc_total * d_f
+        grad_a = (gga * sig_i * dd_a + ggi * d_a * d_i) * gc_total
+        grad_i = (gga * d_a * d_i + ggi * tanh_a * dd_i) * gc_total
+        grad_f = (ggc_head * (gh * sig_o * d_c + gc_head) * d_f
+                  + ggf * gc_total * c_head * dd_f)
         # What the doubled output grads ask of gc_total, which gc, gh, o and c_next reach.
         g_total = ggc_head * sig_f + gga * sig_i * d_a + ggi * tanh_a * d_i + ggf * c_head * d_f
-
-        grads: list[Any] = []
-        for index in indexes:
-            if index == 0:  # c_prev
-                grads.append(with_tail(ggf * gc_total * d_f, None))
-            elif index == 1:  # x
-                grad_a = gc_total * (ggi * d_i - 2 * gga * sig_i * tanh_a) * d_a
-                grad_i = gc_total * (gga * d_a + ggi * tanh_a * (1 - 2 * sig_i)) * d_i
-                grad_f = gc_total * (ggc_head + ggf * c_head * (1 - 2 * sig_f)) * d_f
-                grad_o = gh * (g_total * d_c + ggo * tanh_c * (1 - 2 * sig_o)) * d_o
-                grads.append(join_gate_variables((grad_a, grad_i, grad_f, grad_o), x.shape))
-            elif index == 2:  # c_next
-                grad_c = gh * (ggo * d_o - 2 * g_total * sig_o * tanh_c) * d_c
-                grads.append(with_tail(grad_c, None))
-            elif index == 3:  # gc
-                tail = None if batch == full_batch else get_item(ggc_prev, slice(batch, None))
-                grads.append(with_tail(g_total, tail))
-            else:  # gh
-                grads.append(g_total * sig_o * d_c + ggo * tanh_c * d_o)
-        return tuple(grads)
+        grad_o = g_total * (gh * d_o * d_c) + ggo * gh * tanh_c * dd_o
+        grad_c = g_total * (gh * sig_o * dd_c) + ggo * gh * d_c * d_o
+        grad_gh = g_total * sig_o * d_c + ggo * tanh_c * d_o
+        tail = None if batch == full_batch else get_item(ggc_prev, slice(batch, None))
+        return (with_tail(grad_c_prev, None),
+                join_gate_variables((grad_a, grad_i, grad_f, grad_o), x.shape),
+                with_tail(grad_c, None), with_tail(g_total, tail), grad_gh)
 
 
 def lstm(c_prev: Any, x: Any) -> tuple[variable.Variable, variable.Variable]:

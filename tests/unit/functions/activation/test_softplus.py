@@ -34,3 +34,19 @@ def test_beta_and_its_inverse_are_stored_as_floats():
 def test_integer_input_is_rejected():
     with pytest.raises(type_check.InvalidType, match=r"Softplus \(Forward\)[\s\S]*x\.dtype"):
         softplus(numpy.arange(3))
+
+
+@pytest.mark.parametrize("beta", [1.0, 3.0])
+def test_second_order_gradient_stays_finite_for_large_inputs(beta):
+    import chainer_compat
+
+    x = chainer_compat.Variable(numpy.array([-200.0, -3.0, 0.5, 30.0, 60.0, 200.0], numpy.float32))
+    g, = chainer_compat.grad([softplus(x, beta)], [x],
+                             grad_outputs=[numpy.ones(6, numpy.float32)],
+                             enable_double_backprop=True)
+    g.grad = numpy.ones(6, numpy.float32)
+    g.backward()
+    t = beta * x.array.astype(numpy.float64)
+    expected = beta * numpy.exp(-numpy.abs(t)) / (1 + numpy.exp(-numpy.abs(t))) ** 2
+    assert numpy.isfinite(x.grad).all()
+    numpy.testing.assert_allclose(x.grad, expected, rtol=1e-5, atol=1e-30)

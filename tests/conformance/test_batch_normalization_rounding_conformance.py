@@ -13,6 +13,7 @@ import os
 
 import numpy
 import pytest
+from numpy_sum_reference import float16_sum_of_runs
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 F = importlib.import_module(chainer.__name__ + ".functions")
@@ -105,46 +106,13 @@ def test_fixed_output_and_gradients_round_as_chainer(x_dtype, dtype, double):
         numpy.testing.assert_array_equal(variable.grad, grad)
 
 
-def _run_sum(values):
-    """The float32 sum of one contiguous run of float16 values, in the order of NumPy's
-    pairwise summation: in turn below 8 values, in 8 interleaved partial sums up to 128, and
-    halves (a multiple of 8 first) beyond."""
-    values = [numpy.float32(v) for v in values]
-    count = len(values)
-    if count < 8:
-        total = numpy.float32(-0.0)
-        for value in values:
-            total = numpy.float32(total + value)
-        return total
-    if count <= 128:
-        partial = values[:8]
-        end = count - count % 8
-        for start in range(8, end, 8):
-            partial = [numpy.float32(p + v) for p, v in zip(partial, values[start:start + 8])]
-        pairs = [numpy.float32(partial[i] + partial[i + 1]) for i in (0, 2, 4, 6)]
-        total = numpy.float32(numpy.float32(pairs[0] + pairs[1])
-                              + numpy.float32(pairs[2] + pairs[3]))
-        for value in values[end:]:
-            total = numpy.float32(total + value)
-        return total
-    half = count // 2
-    half -= half % 8
-    return numpy.float32(_run_sum(values[:half]) + _run_sum(values[half:]))
-
-
 def _float16_sum(x, axis):
     """NumPy's float16 sum of a C-contiguous x over ``axis`` (the first axis and the trailing
     ones): each contiguous run of the trailing axes summed in float32, added to the float16
     total of its entry, sample after sample."""
     kept = [size for i, size in enumerate(x.shape) if i not in axis]
     runs = x.reshape(x.shape[0], int(numpy.prod(kept)), -1)
-    totals = numpy.zeros(runs.shape[1], numpy.float16)
-    for entry in range(runs.shape[1]):
-        total = numpy.float16(0)
-        for sample in range(runs.shape[0]):
-            total = numpy.float16(numpy.float32(total) + _run_sum(runs[sample, entry]))
-        totals[entry] = total
-    return totals.reshape(kept)
+    return float16_sum_of_runs(runs).reshape(kept)
 
 
 def _float16_mean(x, axis):

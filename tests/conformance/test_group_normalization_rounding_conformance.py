@@ -11,48 +11,10 @@ import os
 
 import numpy
 import pytest
+from numpy_sum_reference import float16_sum_of_runs
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 F = importlib.import_module(chainer.__name__ + ".functions")
-
-
-def _run_sum(values):
-    """The float32 sum of one contiguous run of float16 values, in the order of NumPy's
-    pairwise summation: in turn below 8 values, in 8 interleaved partial sums up to 128, and
-    halves (a multiple of 8 first) beyond."""
-    values = [numpy.float32(v) for v in values]
-    count = len(values)
-    if count < 8:
-        total = numpy.float32(-0.0)
-        for value in values:
-            total = numpy.float32(total + value)
-        return total
-    if count <= 128:
-        partial = values[:8]
-        end = count - count % 8
-        for start in range(8, end, 8):
-            partial = [numpy.float32(p + v) for p, v in zip(partial, values[start:start + 8])]
-        pairs = [numpy.float32(partial[i] + partial[i + 1]) for i in (0, 2, 4, 6)]
-        total = numpy.float32(numpy.float32(pairs[0] + pairs[1])
-                              + numpy.float32(pairs[2] + pairs[3]))
-        for value in values[end:]:
-            total = numpy.float32(total + value)
-        return total
-    half = count // 2
-    half -= half % 8
-    return numpy.float32(_run_sum(values[:half]) + _run_sum(values[half:]))
-
-
-def _float16_sum(runs):
-    """NumPy's float16 sum of a C-contiguous ``(samples, entries, run)`` array over its first
-    and last axes: each run summed in float32, added to its entry's float16 total in turn."""
-    totals = numpy.zeros(runs.shape[1], numpy.float16)
-    for entry in range(runs.shape[1]):
-        total = numpy.float16(0)
-        for sample in range(runs.shape[0]):
-            total = numpy.float16(numpy.float32(total) + _run_sum(runs[sample, entry]))
-        totals[entry] = total
-    return totals
 
 
 def _expected(x, gamma, beta, gy, groups, eps):
@@ -61,7 +23,7 @@ def _expected(x, gamma, beta, gy, groups, eps):
     grouped = x.reshape(batch_size * groups, -1)
     if dtype == numpy.float16:
         # The group's float16 sum, divided by the count and rounded once.
-        total = _float16_sum(grouped[None]).astype(numpy.float64)[:, None]
+        total = float16_sum_of_runs(grouped[None]).astype(numpy.float64)[:, None]
         mean = (total / grouped.shape[1]).astype(numpy.float16)
     else:
         mean = grouped.mean(axis=1, keepdims=True, dtype=dtype)
@@ -79,8 +41,8 @@ def _expected(x, gamma, beta, gy, groups, eps):
     gx = gx - x_hat * (gx_hat * x_hat).mean(axis=1, keepdims=True)
     gx = inv_std * gx
     if dtype == numpy.float16:
-        ggamma = _float16_sum(gy_wide * by_channel)
-        gbeta = _float16_sum(gy_wide)
+        ggamma = float16_sum_of_runs(gy_wide * by_channel)
+        gbeta = float16_sum_of_runs(gy_wide)
     else:
         ggamma = (gy_wide * by_channel).sum(axis=(0, 2))
         gbeta = gy_wide.sum(axis=(0, 2))

@@ -11,53 +11,10 @@ import os
 
 import numpy
 import pytest
+from numpy_sum_reference import CHUNK, numpy1_sum_of_runs
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 F = importlib.import_module(chainer.__name__ + ".functions")
-
-CHUNK = 8192
-
-
-def _pairwise(rows):
-    """NumPy's pairwise sum of each row: under 8 elements in turn from zero; up to 128 eight
-    interleaved partials combined as a tree, then the leftovers; longer, split at half rounded
-    down to a multiple of 8 and both halves added."""
-    n = rows.shape[1]
-    if n < 8:
-        total = numpy.zeros(rows.shape[0], rows.dtype)
-        for i in range(n):
-            total = total + rows[:, i]
-        return total
-    if n <= 128:
-        partial = rows[:, 0:8].copy()
-        stop = n - n % 8
-        for i in range(8, stop, 8):
-            partial = partial + rows[:, i:i + 8]
-        p = [partial[:, j] for j in range(8)]
-        total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
-        for i in range(stop, n):
-            total = total + rows[:, i]
-        return total
-    half = n // 2
-    half -= half % 8
-    return _pairwise(rows[:, :half]) + _pairwise(rows[:, half:])
-
-
-def _chunked(runs):
-    """``runs`` (outputs, runs per output, length): each output adds, from zero, the pairwise
-    sums of the CHUNK-element pieces of its runs in turn (float16 via float32 partials)."""
-    half = runs.dtype == numpy.float16
-    work = runs.astype(numpy.float32) if half else runs
-    total = numpy.zeros(runs.shape[0], runs.dtype)
-    for r in range(runs.shape[1]):
-        for start in range(0, runs.shape[2], CHUNK):
-            piece = _pairwise(numpy.ascontiguousarray(work[:, r, start:start + CHUNK]))
-            if half:
-                total = (total.astype(numpy.float32) + piece).astype(numpy.float16)
-            else:
-                total = total + piece
-    return total
-
 
 def _data(shape, dtype, seed=0):
     rng = numpy.random.RandomState(seed)
@@ -74,19 +31,19 @@ def _assert_same_bits(actual, expected):
 @pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
 def test_sum_over_batch_and_space(dtype):
     x = _data((3, 4, 100, 100), dtype)
-    expected = _chunked(x.transpose(1, 0, 2, 3).reshape(4, 3, 10000))
+    expected = numpy1_sum_of_runs(x.transpose(1, 0, 2, 3).reshape(4, 3, 10000))
     _assert_same_bits(F.sum(x, axis=(0, 2, 3)).array, expected)
 
 
 @pytest.mark.parametrize("length", [8193, 16390, 3 * CHUNK + 5])
 def test_sum_of_everything(length):
     x = _data((length,), numpy.float32, seed=length)
-    _assert_same_bits(F.sum(x).array, _chunked(x.reshape(1, 1, -1)).reshape(()))
+    _assert_same_bits(F.sum(x).array, numpy1_sum_of_runs(x.reshape(1, 1, -1)).reshape(()))
 
 
 def test_sum_over_space_keepdims():
     x = _data((2, 3, 91, 91), numpy.float32)
-    expected = _chunked(x.reshape(6, 1, -1)).reshape(2, 3, 1, 1)
+    expected = numpy1_sum_of_runs(x.reshape(6, 1, -1)).reshape(2, 3, 1, 1)
     _assert_same_bits(F.sum(x, axis=(2, 3), keepdims=True).array, expected)
 
 
@@ -103,7 +60,7 @@ def test_convolution_2d_bias_gradient():
     x = _data((2, 3, 96, 96), numpy.float32)
     w = _data((4, 3, 1, 1), numpy.float32, seed=1) / 1000
     gy = _data((2, 4, 96, 96), numpy.float32, seed=2)
-    expected = _chunked(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
+    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
     _assert_same_bits(_bias_grad(F.convolution_2d, x, w, gy), expected)
 
 
@@ -111,7 +68,7 @@ def test_deconvolution_2d_bias_gradient():
     x = _data((2, 3, 91, 91), numpy.float32)
     w = _data((3, 4, 1, 1), numpy.float32, seed=1) / 1000
     gy = _data((2, 4, 91, 91), numpy.float32, seed=2)
-    expected = _chunked(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
+    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
     _assert_same_bits(_bias_grad(F.deconvolution_2d, x, w, gy), expected)
 
 
@@ -119,7 +76,7 @@ def test_convolution_nd_bias_gradient():
     x = _data((1, 2, 24, 24, 24), numpy.float32)
     w = _data((3, 2, 1, 1, 1), numpy.float32, seed=1) / 1000
     gy = _data((1, 3, 24, 24, 24), numpy.float32, seed=2)
-    expected = _chunked(gy.transpose(1, 0, 2, 3, 4).reshape(3, 1, -1))
+    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3, 4).reshape(3, 1, -1))
     _assert_same_bits(_bias_grad(F.convolution_nd, x, w, gy), expected)
 
 
@@ -136,7 +93,7 @@ def test_batch_normalization_statistics_and_parameter_gradients():
     y.backward()
 
     def channel_sums(a):
-        return _chunked(a.transpose(1, 0, 2, 3).reshape(3, 2, -1))
+        return numpy1_sum_of_runs(a.transpose(1, 0, 2, 3).reshape(3, 2, -1))
 
     count = x.size // 3
     mean = (channel_sums(x).astype(numpy.float64) / count).astype(numpy.float32)
@@ -150,7 +107,7 @@ def test_batch_normalization_statistics_and_parameter_gradients():
 
 def test_mean_over_space():
     x = _data((2, 3, 91, 91), numpy.float32)
-    expected = (_chunked(x.reshape(6, 1, -1)).astype(numpy.float64) / (91 * 91)).astype(
+    expected = (numpy1_sum_of_runs(x.reshape(6, 1, -1)).astype(numpy.float64) / (91 * 91)).astype(
         numpy.float32)
     _assert_same_bits(F.mean(x, axis=(2, 3)).array, expected.reshape(2, 3))
 
@@ -162,5 +119,6 @@ def test_gradient_of_a_broadcast_operand_sums_its_long_runs_in_turn():
     y = F.broadcast_to(b, x.shape) * x
     y.grad = gy
     y.backward()
-    expected = _chunked((gy * x).transpose(1, 0, 2, 3).reshape(3, 2, -1)).reshape(1, 3, 1, 1)
+    runs = (gy * x).transpose(1, 0, 2, 3).reshape(3, 2, -1)
+    expected = numpy1_sum_of_runs(runs).reshape(1, 3, 1, 1)
     _assert_same_bits(b.grad, expected)

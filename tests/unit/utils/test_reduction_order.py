@@ -6,58 +6,13 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from numpy_sum_reference import CHUNK, numpy1_sum_of_runs
 
 from chainer_compat.utils._reduction_order import (
     mean_in_numpy1_order,
     sum_in_numpy1_order,
     var_in_numpy1_order,
 )
-
-CHUNK = 8192
-
-
-def _pairwise(rows: numpy.ndarray) -> numpy.ndarray:
-    """NumPy's pairwise sum of each row, one rounding per addition (rows already float32/64).
-
-    Under 8 elements: added in turn from zero; up to 128: eight interleaved partial sums
-    combined as a tree, then the leftovers in turn; longer: split at half rounded down to a
-    multiple of 8, both halves summed this way and added.
-    """
-    n = rows.shape[1]
-    if n < 8:
-        total = numpy.zeros(rows.shape[0], rows.dtype)
-        for i in range(n):
-            total = total + rows[:, i]
-        return total
-    if n <= 128:
-        partial = rows[:, 0:8].copy()
-        stop = n - n % 8
-        for i in range(8, stop, 8):
-            partial = partial + rows[:, i:i + 8]
-        p = [partial[:, j] for j in range(8)]
-        total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
-        for i in range(stop, n):
-            total = total + rows[:, i]
-        return total
-    half = n // 2
-    half -= half % 8
-    return _pairwise(rows[:, :half]) + _pairwise(rows[:, half:])
-
-
-def _numpy1_sum_of_runs(runs: numpy.ndarray) -> numpy.ndarray:
-    """``runs`` of shape (outputs, runs per output, run length): each output adds, from zero,
-    the pairwise sums of CHUNK-element pieces of its runs, run after run."""
-    half = runs.dtype == numpy.float16
-    work = runs.astype(numpy.float32) if half else runs
-    total = numpy.zeros(runs.shape[0], runs.dtype)
-    for r in range(runs.shape[1]):
-        for start in range(0, runs.shape[2], CHUNK):
-            piece = _pairwise(numpy.ascontiguousarray(work[:, r, start:start + CHUNK]))
-            if half:
-                total = (total.astype(numpy.float32) + piece).astype(numpy.float16)
-            else:
-                total = total + piece
-    return total
 
 
 def _data(shape, dtype, seed=0):
@@ -78,7 +33,7 @@ DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 @pytest.mark.parametrize("length", [8193, 10000, 16384, 16385, 3 * CHUNK + 5])
 def test_long_vector_adds_chunks_in_turn(dtype, length):
     x = _data((length,), dtype, seed=length)
-    expected = _numpy1_sum_of_runs(x.reshape(1, 1, -1))[0]
+    expected = numpy1_sum_of_runs(x.reshape(1, 1, -1))[0]
     result = sum_in_numpy1_order(x)
     assert isinstance(result, numpy.generic)
     assert _same_bits(result, expected)
@@ -88,18 +43,18 @@ def test_long_vector_adds_chunks_in_turn(dtype, length):
 def test_bias_gradient_axes_walk_batch_then_chunks(dtype):
     x = _data((3, 4, 100, 100), dtype)
     runs = x.transpose(1, 0, 2, 3).reshape(4, 3, 10000)
-    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3)), _numpy1_sum_of_runs(runs))
+    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3)), numpy1_sum_of_runs(runs))
 
 
 def test_full_sum_of_image_batch_is_one_run():
     x = _data((2, 3, 91, 91), numpy.float32)
-    expected = _numpy1_sum_of_runs(x.reshape(1, 1, -1))[0]
+    expected = numpy1_sum_of_runs(x.reshape(1, 1, -1))[0]
     assert _same_bits(sum_in_numpy1_order(x), expected)
 
 
 def test_keepdims_and_spatial_axes():
     x = _data((2, 3, 100, 100), numpy.float32)
-    expected = _numpy1_sum_of_runs(x.reshape(6, 1, 10000)).reshape(2, 3, 1, 1)
+    expected = numpy1_sum_of_runs(x.reshape(6, 1, 10000)).reshape(2, 3, 1, 1)
     assert _same_bits(sum_in_numpy1_order(x, axis=(2, 3), keepdims=True), expected)
     assert _same_bits(sum_in_numpy1_order(x, axis=(-1, -2), dtype=numpy.float32),
                       expected.reshape(2, 3))
@@ -109,19 +64,19 @@ def test_transposed_input_follows_memory_order():
     base = _data((3, 20000), numpy.float32)
     x = base.T  # logical (20000, 3); the reduced axis 0 is the contiguous one in memory
     assert _same_bits(sum_in_numpy1_order(x, axis=0),
-                      _numpy1_sum_of_runs(base.reshape(3, 1, 20000)))
+                      numpy1_sum_of_runs(base.reshape(3, 1, 20000)))
 
 
 def test_sliced_rows_are_chunked_as_one_buffered_run():
     x = _data((2, 3, 100, 101), numpy.float32)[..., 1:]
     runs = numpy.ascontiguousarray(x).reshape(6, 1, 10000)
-    expected = _numpy1_sum_of_runs(runs).reshape(2, 3)
+    expected = numpy1_sum_of_runs(runs).reshape(2, 3)
     assert _same_bits(sum_in_numpy1_order(x, axis=(2, 3)), expected)
 
 
 def test_negative_stride_run_is_added_in_logical_order():
     x = _data((2, 10000), numpy.float32)[:, ::-1]
-    expected = _numpy1_sum_of_runs(numpy.ascontiguousarray(x).reshape(2, 1, 10000))
+    expected = numpy1_sum_of_runs(numpy.ascontiguousarray(x).reshape(2, 1, 10000))
     assert _same_bits(sum_in_numpy1_order(x, axis=1), expected)
 
 
@@ -148,7 +103,7 @@ def test_casting_dtype_adds_the_cast_values_in_the_same_order(source, target):
     x = _data((2, 3, 100, 100), source)
     cast = x.astype(target).transpose(1, 0, 2, 3).reshape(3, 2, 10000)
     assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3), dtype=target),
-                      _numpy1_sum_of_runs(cast))
+                      numpy1_sum_of_runs(cast))
 
 
 def _quotient(total, count, dtype):
@@ -162,7 +117,7 @@ def test_mean_divides_the_chunked_sum(dtype):
     runs = x.transpose(1, 0, 2, 3).reshape(4, 3, 10000)
     # numpy.mean sums float16 in float32 and casts the quotient back
     wide = numpy.float32 if dtype == numpy.float16 else dtype
-    expected = _quotient(_numpy1_sum_of_runs(runs.astype(wide)), 30000, dtype)
+    expected = _quotient(numpy1_sum_of_runs(runs.astype(wide)), 30000, dtype)
     assert _same_bits(mean_in_numpy1_order(x, axis=(0, 2, 3)), expected)
 
 
@@ -175,10 +130,10 @@ def test_var_sums_squared_deviations_from_the_chunked_mean(dtype, wide, ddof):
     x = _data((3, 4, 100, 100), dtype)
     target = x.dtype if wide is None else numpy.dtype(wide)
     runs = x.astype(target).transpose(1, 0, 2, 3).reshape(4, 3, 10000)
-    mean = _quotient(_numpy1_sum_of_runs(runs), 30000, target)
+    mean = _quotient(numpy1_sum_of_runs(runs), 30000, target)
     deviation = x - mean.reshape(1, 4, 1, 1)  # NumPy's promotion, as numpy.var subtracts
     squared = (deviation * deviation).transpose(1, 0, 2, 3).reshape(4, 3, 10000)
-    expected = _quotient(_numpy1_sum_of_runs(squared), 30000 - ddof, target)
+    expected = _quotient(numpy1_sum_of_runs(squared), 30000 - ddof, target)
     assert _same_bits(var_in_numpy1_order(x, axis=(0, 2, 3), dtype=wide, ddof=ddof), expected)
 
 
@@ -206,7 +161,7 @@ def test_result_stays_on_the_input_backend(xp):
     result = sum_in_numpy1_order(x, axis=1)
     assert type(result) is type(x)
     if xp is numpy:
-        expected = _numpy1_sum_of_runs(host.reshape(2, 1, 20000))
+        expected = numpy1_sum_of_runs(host.reshape(2, 1, 20000))
     else:
         expected = x.sum(axis=1)
     assert bool(xp.array_equal(result, expected))

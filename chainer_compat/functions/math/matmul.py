@@ -20,11 +20,14 @@ from chainer_compat.functions.array.rollaxis import rollaxis
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.functions.math.tensordot import tensordot
 from chainer_compat.utils import type_check
+from chainer_compat.utils._matmul_order import matmul_in_numpy1_order
 
 
 def _product(a: Any, b: Any, transa: bool, transb: bool, transc: bool) -> Any:
     """``op(a) @ op(b)``; with ``transc``, its transpose, formed as Chainer forms it:
-    ``op(b)^T @ op(a)^T`` (another BLAS product than transposing the result, other bits)."""
+    ``op(b)^T @ op(a)^T`` (another BLAS product than transposing the result, other bits).
+    NumPy operands are multiplied as NumPy 1.26 multiplied them (NOTE [NumPy 1 matmul
+    dispatch]); CuPy's matmul is used as is."""
     if transc:
         a, b, transa, transb = b, a, not transb, not transa
     xp = backend.get_array_module(a, b)
@@ -32,6 +35,8 @@ def _product(a: Any, b: Any, transa: bool, transb: bool, transc: bool) -> Any:
         a = a.swapaxes(-1, -2)
     if transb and b.ndim >= 2:
         b = b.swapaxes(-1, -2)
+    if xp is numpy:
+        return matmul_in_numpy1_order(a, b)
     return xp.matmul(a, b)
 
 

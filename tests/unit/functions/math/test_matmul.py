@@ -8,9 +8,10 @@ import numpy
 import pytest
 from gradient_paths import gradients_under_a_hook
 
-from chainer_compat import Variable
+from chainer_compat import Variable, functions
 from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
 from chainer_compat.utils import type_check
+from chainer_compat.utils._matmul_order import matmul_in_numpy1_order, numpy1_uses_loop
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
 
@@ -164,3 +165,168 @@ def test_a_hook_sees_chainers_gradient_nodes(a_shape, b_shape, labels):
                    else gy64 * b64 if a.ndim == 1 and b.ndim == 1
                    else numpy.matmul(gy64, numpy.swapaxes(b64, -1, -2)))
     numpy.testing.assert_allclose(plain[0], expected_ga, rtol=1e-5, atol=1e-5)
+
+
+# NumPy 1.26's plain matmul loop, against which Chainer's CPU products are pinned (NOTE [NumPy 1
+# matmul dispatch] in chainer_compat/utils/_matmul_order.py).
+
+
+def _loop_reference(a, b):
+    """a @ b element by element: products added one at a time over the contraction index, in
+    the dtype (float16 in float32, rounded once)."""
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    a = a[None, :] if vector_a else a
+    b = b[:, None] if vector_b else b
+    work = numpy.float32 if a.dtype == numpy.float16 else a.dtype.type
+    stack = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = numpy.broadcast_to(a, stack + a.shape[-2:])
+    b = numpy.broadcast_to(b, stack + b.shape[-2:])
+    out = numpy.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
+    for index in numpy.ndindex(out.shape):
+        *batch, row, column = index
+        total = work(0)
+        for inner in range(a.shape[-1]):
+            total = work(total + work(a[(*batch, row, inner)]) * work(b[(*batch, inner, column)]))
+        out[index] = total
+    if vector_a:
+        out = out[..., 0, :]
+    if vector_b:
+        out = out[..., 0]
+    return out
+
+
+def _layout(rng, shape, dtype, layout):
+    """A float array of ``shape`` laid out as named (the matrix axes are the last two)."""
+    rows, columns = shape[-2:]
+    make = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    if layout == "c":
+        return make(*shape)
+    if layout == "fortran":
+        return numpy.asfortranarray(make(*shape))
+    if layout == "transposed":
+        return numpy.swapaxes(make(*shape[:-2], columns, rows), -1, -2)
+    if layout == "row_step":
+        return make(*shape[:-2], 2 * rows, columns)[..., ::2, :]
+    if layout == "column_step":
+        return make(*shape[:-2], rows, 2 * columns)[..., ::2]
+    if layout == "broadcast_rows":
+        return numpy.broadcast_to(make(*shape[:-2], 1, columns), shape)
+    if layout == "broadcast_stack":
+        return numpy.broadcast_to(make(rows, columns), (3,) + shape[-2:])
+    if layout == "reversed":
+        return make(*shape)[..., ::-1, :]
+    raise ValueError(layout)
+
+
+BLASABLE = ["c", "fortran", "transposed", "row_step"]
+LOOPING = ["column_step", "broadcast_rows", "reversed"]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("layout_a", BLASABLE + LOOPING + ["broadcast_stack"])
+@pytest.mark.parametrize("layout_b", BLASABLE + LOOPING)
+def test_numpy_product_rounds_as_numpy1(dtype, layout_a, layout_b):
+    rng = numpy.random.default_rng(7)
+    a = _layout(rng, (6, 20), dtype, layout_a)
+    b = _layout(rng, (20, 5), dtype, layout_b)
+    y = matmul(a, b).array
+    if dtype == numpy.float16 or layout_a in LOOPING or layout_b in LOOPING:
+        numpy.testing.assert_array_equal(y, _loop_reference(a, b))
+    else:
+        # Where NumPy 1.26 called BLAS, the very same call (no copy, same routine).
+        numpy.testing.assert_array_equal(y, numpy.matmul(a, b))
+
+
+@pytest.mark.parametrize("a_shape, b_shape, layout_a, layout_b, loops", [
+    ((6, 20), (20, 5), "c", "c", False),
+    ((6, 20), (20, 5), "fortran", "transposed", False),
+    ((6, 20), (20, 5), "row_step", "c", False),      # a longer leading dimension: still BLAS
+    ((6, 20), (20, 5), "column_step", "c", True),
+    ((6, 20), (20, 5), "broadcast_rows", "c", True),
+    ((6, 20), (20, 5), "c", "reversed", True),
+    ((1, 20), (20, 1), "c", "c", False),             # a dot product: BLAS ?dot
+    ((1, 20), (20, 1), "c", "broadcast_rows", True),  # ... with a zero step: the loop
+    ((6, 1), (1, 5), "c", "c", True),                # n == 1: always the loop
+    ((1, 20), (20, 5), "c", "column_step", True),
+    ((1, 20), (20, 5), "c", "c", False),             # row @ matrix: gemv
+    ((6, 20), (20, 1), "fortran", "c", False),       # matrix @ column: gemv
+])
+def test_dispatch_predicate_follows_numpy1(a_shape, b_shape, layout_a, layout_b, loops):
+    rng = numpy.random.default_rng(8)
+    a = _layout(rng, a_shape, numpy.float32, layout_a)
+    b = _layout(rng, b_shape, numpy.float32, layout_b)
+    assert numpy1_uses_loop(a, b) is loops
+    assert numpy1_uses_loop(a.astype(numpy.float16), b.astype(numpy.float16)) is True
+    expected = _loop_reference(a, b) if loops else numpy.matmul(a, b)
+    numpy.testing.assert_array_equal(matmul_in_numpy1_order(a, b), expected)
+
+
+def test_vectors_with_zero_or_negative_steps_loop_and_positive_steps_do_not():
+    rng = numpy.random.default_rng(9)
+    matrix = rng.standard_normal((12, 7)).astype(numpy.float32)
+    vector = rng.standard_normal(24).astype(numpy.float32)
+    assert not numpy1_uses_loop(vector[::2], matrix)
+    assert numpy1_uses_loop(vector[12:][::-1], matrix)
+    assert numpy1_uses_loop(numpy.broadcast_to(vector[:1], (12,)), matrix)
+    assert numpy1_uses_loop(vector[:12], matrix[:, ::-1])
+    for a, b in [(vector[12:][::-1], matrix), (matrix.T, vector[12:][::-1]),
+                 (vector[:12][::-1], vector[12:])]:
+        numpy.testing.assert_array_equal(matmul(a, b).array, _loop_reference(a, b))
+
+
+def test_sum_of_matmul_backward_adds_the_broadcast_gradient_in_order():
+    rng = numpy.random.default_rng(10)
+    a = Variable(rng.standard_normal((16, 24)).astype(numpy.float32))
+    b = Variable(rng.standard_normal((24, 20)).astype(numpy.float32))
+    # The forward is BLAS; the gradients meet sum's broadcast (zero-step) gradient.
+    functions.sum(matmul(a, b)).backward()
+    ones = numpy.ones((16, 20), numpy.float32)
+    numpy.testing.assert_array_equal(a.grad, _loop_reference(ones, b.array.T))
+    numpy.testing.assert_array_equal(b.grad, _loop_reference(a.array.T, ones))
+
+
+def test_x_times_its_transpose_keeps_numpys_call():
+    # NumPy picks syrk for x @ x.T on one buffer; a copy of either side would make it gemm.
+    x = numpy.random.default_rng(11).standard_normal((30, 40)).astype(numpy.float32)
+    numpy.testing.assert_array_equal(matmul(x, x, transb=True).array, numpy.matmul(x, x.T))
+    numpy.testing.assert_array_equal(matmul(x, x, transa=True).array, numpy.matmul(x.T, x))
+
+
+def test_loop_keeps_numpy1_signed_zeros_and_empty_contractions():
+    # The loop starts from +0: a lone -0 product gives +0.
+    a = numpy.array([[-0.0], [1.0]], numpy.float32)
+    b = numpy.array([[0.0, -0.0]], numpy.float32)
+    y = matmul_in_numpy1_order(numpy.broadcast_to(a, (2, 1)), b)
+    assert not numpy.signbit(y).any()
+    empty = matmul_in_numpy1_order(numpy.zeros((3, 0), numpy.float32),
+                                   numpy.zeros((0, 4), numpy.float32))
+    numpy.testing.assert_array_equal(empty, numpy.zeros((3, 4), numpy.float32))
+
+
+def test_mixed_dtypes_cast_first_and_then_call_blas():
+    # NumPy 1.26 cast (so copied) the float32 operand; the copy is blasable.
+    rng = numpy.random.default_rng(12)
+    a = numpy.broadcast_to(rng.standard_normal((1, 20)).astype(numpy.float32), (6, 20))
+    b = rng.standard_normal((20, 5))
+    y = matmul_in_numpy1_order(a, b)
+    assert y.dtype == numpy.float64
+    numpy.testing.assert_array_equal(y, numpy.matmul(a.astype(numpy.float64), b))
+
+
+def test_stacks_broadcast_in_the_loop():
+    rng = numpy.random.default_rng(13)
+    a = rng.standard_normal((2, 1, 4, 9)).astype(numpy.float32)
+    b = numpy.broadcast_to(rng.standard_normal((9, 1)).astype(numpy.float32), (3, 9, 5))
+    numpy.testing.assert_array_equal(matmul_in_numpy1_order(a, b), _loop_reference(a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        batch = batch_matmul(rng.standard_normal((3, 4, 9)).astype(numpy.float32), b).array
+    assert batch.shape == (3, 4, 5)
+
+
+def test_cupy_product_is_cupys_matmul(cupy):
+    rng = numpy.random.default_rng(14)
+    a = cupy.asarray(rng.standard_normal((6, 20)).astype(numpy.float32))
+    b = cupy.broadcast_to(cupy.asarray(rng.standard_normal((1, 5)).astype(numpy.float32)),
+                          (20, 5))
+    cupy.testing.assert_array_equal(matmul(a, b).array, cupy.matmul(a, b))

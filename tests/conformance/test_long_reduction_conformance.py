@@ -1,6 +1,6 @@
-"""F.sum, F.mean, the (de)convolution bias gradients, batch normalization's statistics and the
-gradients of broadcast operands, over runs longer than 8,192 elements, round as NumPy 1.26
-adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
+"""F.sum, F.mean, the (de)convolution bias gradients, batch normalization's statistics, the
+gradients of broadcast operands and a global average pooling, over runs longer than 8,192
+elements, round as NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
 CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is Chainer's order.
 """
 
@@ -122,3 +122,11 @@ def test_gradient_of_a_broadcast_operand_sums_its_long_runs_in_turn():
     runs = (gy * x).transpose(1, 0, 2, 3).reshape(3, 2, -1)
     expected = numpy1_sum_of_runs(runs).reshape(1, 3, 1, 1)
     _assert_same_bits(b.grad, expected)
+
+
+def test_global_average_pooling_of_a_large_map():
+    # Chainer averages its im2col copy, each window one run of 10,000 entries.
+    x = _data((2, 3, 100, 100), numpy.float32)
+    total = numpy1_sum_of_runs(x.reshape(6, 1, -1))
+    expected = (total / numpy.float32(100 * 100)).reshape(2, 3, 1, 1)
+    _assert_same_bits(F.average_pooling_2d(x, 100).array, expected)

@@ -16,6 +16,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.utils import type_check
 from chainer_compat.utils._assertions import AssertValueError
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 from chainer_compat.utils.conv_nd import as_tuple
 
 
@@ -316,7 +317,8 @@ def sum_windows_nd(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> Any:
         xp = backend.get_array_module(x)
         region = padded[(slice(None), slice(None)) + tuple(slice(0, k) for k in window.ksize)]
         runs = xp.ascontiguousarray(region).reshape(region.shape[:2] + (-1,))
-        return runs.sum(axis=2).reshape(region.shape[:2] + outs)
+        # A window over 8,192 entries is added in NumPy 1's order (NOTE [NumPy 1 sum order]).
+        return sum_in_numpy1_order(runs, axis=2).reshape(region.shape[:2] + outs)
     total = None
     for _, where in position_slices(window, outs):
         part = padded[where]

@@ -1,7 +1,8 @@
-"""F.sum, F.mean, the (de)convolution bias gradients, batch normalization's statistics, the
+"""F.sum, F.mean, the (de)convolution bias gradients, batch and layer normalization, the
 gradients of broadcast operands and a global average pooling, over runs longer than 8,192
-elements, round as NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn. Passing with
-CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is Chainer's order.
+elements, round as NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn.
+Passing with CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is
+Chainer's order.
 """
 
 from __future__ import annotations
@@ -130,3 +131,19 @@ def test_global_average_pooling_of_a_large_map():
     total = numpy1_sum_of_runs(x.reshape(6, 1, -1))
     expected = (total / numpy.float32(100 * 100)).reshape(2, 3, 1, 1)
     _assert_same_bits(F.average_pooling_2d(x, 100).array, expected)
+
+
+def test_layer_normalization_over_many_features():
+    # numpy.mean's steps over each row of 10,000 features: sum in NumPy 1's order, divided by
+    # the count in float32.
+    x = _data((3, 10000), numpy.float32) / 1000
+    gamma, beta = numpy.ones(10000, numpy.float32), numpy.zeros(10000, numpy.float32)
+    y = F.layer_normalization(x, gamma, beta).array
+
+    def row_means(a):
+        return (numpy1_sum_of_runs(a.reshape(3, 1, -1)) / numpy.float32(10000))[:, None]
+
+    centered = x - row_means(x)
+    inv_std = numpy.reciprocal(numpy.sqrt(row_means(numpy.square(centered))
+                                          + numpy.float32(1e-5)))
+    _assert_same_bits(y, centered * inv_std * gamma + beta)

@@ -12,6 +12,7 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import mean_in_numpy1_order, sum_in_numpy1_order
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
 
@@ -52,8 +53,10 @@ class LayerNormalization(FunctionNode):
         # compat: Chainer's order, one operation at a time (NOTE [Chainer's rounding] in
         # functions/loss/softmax_cross_entropy.py): the centered x times the reciprocal of the
         # standard deviation, then gamma, then beta.
-        centered = x - x.mean(axis=1, keepdims=True)
-        variance = xp.square(centered).mean(axis=1, keepdims=True)
+        # compat: rows over 8,192 features are summed in NumPy 1's order (NOTE [NumPy 1 sum
+        # order]), here and in the gradients below.
+        centered = x - mean_in_numpy1_order(x, 1, keepdims=True)
+        variance = mean_in_numpy1_order(xp.square(centered), 1, keepdims=True)
         inv_std = xp.reciprocal(xp.sqrt(variance + x.dtype.type(self.eps)))
         centered *= inv_std
         centered *= gamma
@@ -105,18 +108,19 @@ class LayerNormalization(FunctionNode):
         xp = backend.get_array_module(x_array)
         scalar = x_array.dtype.type
         units = scalar(1.0 / x_array.shape[1])
-        centered = x_array - x_array.mean(axis=1, keepdims=True)
-        variance_plus_eps = xp.square(centered).mean(axis=1, keepdims=True) + scalar(self.eps)
+        centered = x_array - mean_in_numpy1_order(x_array, 1, keepdims=True)
+        variance_plus_eps = (mean_in_numpy1_order(xp.square(centered), 1, keepdims=True)
+                             + scalar(self.eps))
         inv_std = xp.reciprocal(xp.sqrt(variance_plus_eps))
         x_wants, gamma_wants, gy_wants = (v._node._requires_grad for v in (x, gamma, gy))
         grads: list[Variable] = []
         if 0 in indexes:
             g_centered = gy_array * gamma_array
-            g_inv_std = (g_centered * centered).sum(axis=1, keepdims=True)
+            g_inv_std = sum_in_numpy1_order(g_centered * centered, 1, keepdims=True)
             g_variance = g_inv_std * (scalar(-1.0) / variance_plus_eps) * scalar(0.5) * inv_std
             g_centered *= inv_std
             g_centered += g_variance * units * scalar(2) * centered
-            g_mean = g_centered.sum(axis=1, keepdims=True) * scalar(-1.0)
+            g_mean = sum_in_numpy1_order(g_centered, 1, keepdims=True) * scalar(-1.0)
             g_centered += g_mean * units
             grads.append(_new_unlinked_variable(g_centered, x_wants or gamma_wants or gy_wants))
         shared = gamma_array.shape != (x_array.shape[1],)

@@ -1,5 +1,6 @@
 """F.sum, F.mean, the (de)convolution bias gradients, batch and layer normalization, the
-gradients of broadcast operands and a global average pooling, over runs longer than 8,192
+gradients of broadcast operands, a global average pooling and a softmax over many classes
+(the softmax family, logsumexp and softmax_cross_entropy sum alike), over runs longer than 8,192
 elements, round as NumPy 1.26 adds them: pairwise sums of 8,192-element chunks, added in turn.
 Passing with CHAINER_CONFORMANCE_TARGET=chainer (NumPy 1.26) shows the reference below is
 Chainer's order.
@@ -147,3 +148,12 @@ def test_layer_normalization_over_many_features():
     inv_std = numpy.reciprocal(numpy.sqrt(row_means(numpy.square(centered))
                                           + numpy.float32(1e-5)))
     _assert_same_bits(y, centered * inv_std * gamma + beta)
+
+
+def test_softmax_over_many_classes():
+    # A language model's 10,000-word output: each row's exponentials summed in NumPy 1's order.
+    x = _data((4, 10000), numpy.float32) / 1000
+    y = F.softmax(x).array
+    exponentials = numpy.exp(x - x.max(axis=1, keepdims=True))
+    totals = numpy1_sum_of_runs(exponentials.reshape(4, 1, -1))[:, None]
+    _assert_same_bits(y, exponentials / totals)

@@ -17,6 +17,7 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.math.exponential import exp
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 _ndarray = numpy.ndarray
 
@@ -27,7 +28,7 @@ def logsumexp(x: Any, axis: int) -> Any:
     peak = x.max(axis=axis, keepdims=True)
     shifted = x - peak
     xp.exp(shifted, out=shifted)
-    total = shifted.sum(axis=axis, keepdims=True)
+    total = sum_in_numpy1_order(shifted, axis, keepdims=True)  # NOTE [NumPy 1 sum order]
     xp.log(total, out=total)
     peak += total
     return peak
@@ -69,7 +70,7 @@ class LogSoftmaxGrad(FunctionNode):
         self.retain_inputs((0, 1))
         y, gy = inputs
         xp = backend.get_array_module(y)
-        gx = gy - xp.exp(y) * gy.sum(axis=self.axis, keepdims=True)
+        gx = gy - xp.exp(y) * sum_in_numpy1_order(gy, self.axis, keepdims=True)
         return utils.force_array(gx),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -15,6 +15,7 @@ from chainer_compat.functions.activation._common import check_axis
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 _ndarray = numpy.ndarray
 
@@ -48,7 +49,7 @@ class Softmax(FunctionNode):
         xp = numpy if type(x) is _ndarray else backend.get_array_module(x)
         y = x - x.max(axis=self.axis, keepdims=True)
         xp.exp(y, out=y)
-        y /= y.sum(axis=self.axis, keepdims=True)
+        y /= sum_in_numpy1_order(y, self.axis, keepdims=True)  # NOTE [NumPy 1 sum order]
         self.retain_outputs((0,))
         return utils.force_array(y),
 
@@ -67,7 +68,7 @@ class _SoftmaxGrad(FunctionNode):
         self.retain_inputs((0, 1))
         y, gy = inputs
         gx = y * gy
-        gx -= y * gx.sum(axis=self.axis, keepdims=True)
+        gx -= y * sum_in_numpy1_order(gx, self.axis, keepdims=True)
         return utils.force_array(gx),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

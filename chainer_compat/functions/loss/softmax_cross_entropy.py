@@ -72,7 +72,7 @@ def _softmax_parts(xp: Any, x: Any) -> tuple[Any, Any, Any, Any]:
     peak = x.max(axis=1, keepdims=True)
     shifted = x - peak
     exp_shifted = xp.exp(shifted)
-    total = exp_shifted.sum(axis=1, keepdims=True)
+    total = sum_in_numpy1_order(exp_shifted, 1, keepdims=True)  # NOTE [NumPy 1 sum order]
     return peak, shifted, exp_shifted, total
 
 
@@ -331,9 +331,9 @@ class SoftmaxCrossEntropy(FunctionNode):
 
     def _soft_target_loss(self, xp: Any, x: Any, t: Any, log_y: Any) -> tuple[Any, ...]:
         if self.soft_target_loss == "kl-divergence":
-            loss = xp.sum(t * (xp.log(t + self.eps) - log_y), axis=1)
+            loss = sum_in_numpy1_order(t * (xp.log(t + self.eps) - log_y), 1)
         else:
-            loss = -xp.sum(t * log_y, axis=1)
+            loss = -sum_in_numpy1_order(t * log_y, 1)
         if self.reduce == "mean":
             # compat: soft targets are averaged over samples; normalize is not consulted.
             self._coeff = 1.0 / (x.size / x.shape[1])
@@ -471,7 +471,8 @@ def _double_backward_softmax_cross_entropy(
     if soft_target:
         loss = -_sum(log_y * t, axis=1)
         if soft_target_loss == "kl-divergence":
-            loss = loss + xp.sum(t * xp.log(t + SoftmaxCrossEntropy.eps), axis=1).astype(dtype)
+            loss = loss + sum_in_numpy1_order(
+                t * xp.log(t + SoftmaxCrossEntropy.eps), 1).astype(dtype)
         if reduce == "mean":
             loss = _sum(loss * (1.0 / (x_array.size / x_array.shape[1])))
         return loss

@@ -14,6 +14,7 @@ from chainer_compat.functions.array.expand_dims import expand_dims
 from chainer_compat.functions.math._common import check_axes, normalize_axis
 from chainer_compat.functions.math.exponential import exp
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class LogSumExp(FunctionNode):
@@ -39,7 +40,7 @@ class LogSumExp(FunctionNode):
         xp = backend.get_array_module(x)
         peak = x.max(axis=self.axis, keepdims=True)
         shifted = xp.exp(x - peak)
-        total = shifted.sum(axis=self.axis)
+        total = sum_in_numpy1_order(shifted, self.axis)  # NOTE [NumPy 1 sum order]
         return utils.force_array(xp.log(total) + peak.reshape(total.shape), x.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

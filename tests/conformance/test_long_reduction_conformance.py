@@ -157,3 +157,11 @@ def test_softmax_over_many_classes():
     exponentials = numpy.exp(x - x.max(axis=1, keepdims=True))
     totals = numpy1_sum_of_runs(exponentials.reshape(4, 1, -1))[:, None]
     _assert_same_bits(y, exponentials / totals)
+
+
+def test_mean_absolute_error_divides_its_long_sum_in_float64():
+    rng = numpy.random.RandomState(3)  # a case where NumPy 2's sum divided in float32 differs
+    x0, x1 = (rng.standard_normal((4, 3, 60, 60)).astype(numpy.float32) for _ in range(2))
+    total = numpy1_sum_of_runs(numpy.abs(x0 - x1).reshape(1, 1, -1))[0]
+    expected = numpy.asarray(numpy.float64(total) / x0.size, numpy.float32)
+    _assert_same_bits(F.mean_absolute_error(x0, x1).array, expected)

@@ -11,6 +11,7 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.functions.loss.absolute_error import _DifferenceLoss
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class MeanAbsoluteError(_DifferenceLoss):
@@ -20,8 +21,14 @@ class MeanAbsoluteError(_DifferenceLoss):
         x0, x1 = inputs
         self.diff = x0 - x1
         # float16 sums overflow and lose precision: accumulate in float32.
-        total = abs(self.diff).sum(dtype=numpy.float32 if x0.dtype == numpy.float16 else None)
-        return utils.force_array(total / self.diff.size, x0.dtype),
+        wide = numpy.float32 if x0.dtype == numpy.float16 else None
+        if type(self.diff) is not numpy.ndarray:
+            total = abs(self.diff).sum(dtype=wide)
+            return utils.force_array(total / self.diff.size, x0.dtype),
+        # compat: Chainer's CPU arithmetic: the sum in NumPy 1's order (NOTE [NumPy 1 sum
+        # order]), divided by the int size as NumPy 1 divides a scalar by it, in float64.
+        total = sum_in_numpy1_order(abs(self.diff), dtype=wide)
+        return utils.force_array(numpy.float64(total) / self.diff.size, x0.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

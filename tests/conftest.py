@@ -51,7 +51,7 @@ def xp(request: pytest.FixtureRequest):
 
 
 # Added to every test's seed; a sweep over several values finds the tests whose tolerances hold
-# for most random draws but not all (see the README's "Testing").
+# for most random draws but not all (see the README's "Quick start").
 _SEED_OFFSET = int(os.environ.get("CHAINER_COMPAT_TEST_SEED", "0"))
 
 

@@ -1,7 +1,9 @@
-"""NumPy's summation order written out, for tests that pin sums to the bit: the pairwise sum
-of a contiguous run, and NumPy 1.26's chunked sum of runs longer than 8,192 elements
-(NOTE [NumPy 1 sum order] in chainer_compat/utils/_reduction_order.py). NumPy only, so the
-conformance tests that use it run on Chainer too."""
+"""NumPy's summation orders written out, for tests that pin results to the bit: the pairwise
+sum of a contiguous run, NumPy 1.26's chunked sum of runs longer than 8,192 elements (NOTE
+[NumPy 1 sum order] in chainer_compat/utils/_reduction_order.py) and its matmul loop for
+operands it does not hand to BLAS (NOTE [NumPy 1 matmul dispatch] in
+chainer_compat/utils/_matmul_order.py). NumPy only, so the conformance tests that use it run on
+Chainer too."""
 
 from __future__ import annotations
 
@@ -71,3 +73,28 @@ def float16_sum_of_runs(runs: numpy.ndarray) -> numpy.ndarray:
             total = numpy.float16(numpy.float32(total) + float32_run_sum(runs[sample, entry]))
         totals[entry] = total
     return totals
+
+
+def plain_loop_matmul(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """``a @ b`` as NumPy 1.26's matmul loop computes it where it does not call BLAS: each
+    element's products added one at a time over the contraction index, in the dtype (float16
+    in float32, rounded once). 1-d operands and stacks broadcast as in ``matmul``."""
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    a = a[None, :] if vector_a else a
+    b = b[:, None] if vector_b else b
+    work = numpy.float32 if a.dtype == numpy.float16 else a.dtype.type
+    stack = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = numpy.broadcast_to(a, stack + a.shape[-2:])
+    b = numpy.broadcast_to(b, stack + b.shape[-2:])
+    out = numpy.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
+    for index in numpy.ndindex(out.shape):
+        *batch, row, column = index
+        total = work(0)
+        for inner in range(a.shape[-1]):
+            total = work(total + work(a[(*batch, row, inner)]) * work(b[(*batch, inner, column)]))
+        out[index] = total
+    if vector_a:
+        out = out[..., 0, :]
+    if vector_b:
+        out = out[..., 0]
+    return out

@@ -12,26 +12,10 @@ import warnings
 
 import numpy
 import pytest
+from numpy_sum_reference import plain_loop_matmul
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 F = importlib.import_module(chainer.__name__ + ".functions")
-
-
-def _loop_product(a, b):
-    """Each element of a @ b (2-D, or stacks of 2-D) summed one product at a time in order,
-    in the dtype; float16 products summed in float32."""
-    work = numpy.float32 if a.dtype == numpy.float16 else a.dtype.type
-    shape = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = numpy.broadcast_to(a, shape + a.shape[-2:])
-    b = numpy.broadcast_to(b, shape + b.shape[-2:])
-    out = numpy.empty(shape + (a.shape[-2], b.shape[-1]), a.dtype)
-    for index in numpy.ndindex(out.shape):
-        *stack, row, column = index
-        total = work(0)
-        for inner in range(a.shape[-1]):
-            total = work(total + work(a[(*stack, row, inner)]) * work(b[(*stack, inner, column)]))
-        out[index] = total
-    return out
 
 
 def _arrays(rng, *shapes, dtype=numpy.float32):
@@ -44,8 +28,8 @@ def test_sum_of_matmul_gradients_add_the_broadcast_gradient_in_order(shape_a, sh
     va, vb = chainer.Variable(a), chainer.Variable(b)
     F.sum(F.matmul(va, vb)).backward()
     ones = numpy.ones(numpy.matmul(a, b).shape, numpy.float32)
-    expected_ga = _loop_product(ones, numpy.swapaxes(b, -1, -2))
-    expected_gb = _loop_product(numpy.swapaxes(a, -1, -2), ones)
+    expected_ga = plain_loop_matmul(ones, numpy.swapaxes(b, -1, -2))
+    expected_gb = plain_loop_matmul(numpy.swapaxes(a, -1, -2), ones)
     if a.ndim == 3:
         # The stack's gradients are then added over the batch (sum_to), one after another.
         expected_gb = expected_gb.sum(axis=0)
@@ -62,7 +46,7 @@ def test_inv_gradient_multiplies_the_broadcast_gradient_in_order(dtype):
     F.sum(y).backward()
     inverse_t = y.array.T
     # -x^-T @ gy runs the loop (gy is broadcast); its product with x^-T is blasable.
-    left = _loop_product(-inverse_t, numpy.ones_like(x))
+    left = plain_loop_matmul(-inverse_t, numpy.ones_like(x))
     numpy.testing.assert_array_equal(vx.grad, numpy.matmul(left, inverse_t))
 
 
@@ -74,7 +58,7 @@ def test_matmul_of_a_strided_operand_runs_the_loop(slicing):
     a = {"broadcast": numpy.broadcast_to(wide[0, :30], (7, 30)), "columns": wide[:7, ::2],
          "reversed": wide[::-1, 10:40]}[slicing]
     y = F.matmul(a, b)
-    numpy.testing.assert_array_equal(y.array, _loop_product(a, b))
+    numpy.testing.assert_array_equal(y.array, plain_loop_matmul(a, b))
 
 
 def test_reversed_vector_times_matrix_runs_the_loop():
@@ -82,14 +66,14 @@ def test_reversed_vector_times_matrix_runs_the_loop():
     rng = numpy.random.RandomState(3)
     vector, b = _arrays(rng, (24,), (24, 10))
     y = F.matmul(vector[::-1], b)
-    numpy.testing.assert_array_equal(y.array, _loop_product(vector[None, ::-1], b)[0])
+    numpy.testing.assert_array_equal(y.array, plain_loop_matmul(vector[None, ::-1], b)[0])
 
 
 def test_float16_products_are_summed_in_float32_in_order():
     rng = numpy.random.RandomState(4)
     a, b = _arrays(rng, (6, 40), (40, 7), dtype=numpy.float16)
     y = F.matmul(a, b)
-    numpy.testing.assert_array_equal(y.array, _loop_product(a, b))
+    numpy.testing.assert_array_equal(y.array, plain_loop_matmul(a, b))
 
 
 def test_batch_matmul_gradient_of_a_sum_runs_the_loop():
@@ -100,5 +84,5 @@ def test_batch_matmul_gradient_of_a_sum_runs_the_loop():
         warnings.simplefilter("ignore", DeprecationWarning)
         F.sum(F.batch_matmul(va, vb)).backward()
     ones = numpy.ones((3, 8, 24), numpy.float32)
-    numpy.testing.assert_array_equal(va.grad, _loop_product(ones, b.transpose(0, 2, 1)))
-    numpy.testing.assert_array_equal(vb.grad, _loop_product(a.transpose(0, 2, 1), ones))
+    numpy.testing.assert_array_equal(va.grad, plain_loop_matmul(ones, b.transpose(0, 2, 1)))
+    numpy.testing.assert_array_equal(vb.grad, plain_loop_matmul(a.transpose(0, 2, 1), ones))

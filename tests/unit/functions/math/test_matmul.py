@@ -7,6 +7,7 @@ import warnings
 import numpy
 import pytest
 from gradient_paths import gradients_under_a_hook
+from numpy_sum_reference import plain_loop_matmul
 
 from chainer_compat import Variable, functions
 from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
@@ -171,30 +172,6 @@ def test_a_hook_sees_chainers_gradient_nodes(a_shape, b_shape, labels):
 # matmul dispatch] in chainer_compat/utils/_matmul_order.py).
 
 
-def _loop_reference(a, b):
-    """a @ b element by element: products added one at a time over the contraction index, in
-    the dtype (float16 in float32, rounded once)."""
-    vector_a, vector_b = a.ndim == 1, b.ndim == 1
-    a = a[None, :] if vector_a else a
-    b = b[:, None] if vector_b else b
-    work = numpy.float32 if a.dtype == numpy.float16 else a.dtype.type
-    stack = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = numpy.broadcast_to(a, stack + a.shape[-2:])
-    b = numpy.broadcast_to(b, stack + b.shape[-2:])
-    out = numpy.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
-    for index in numpy.ndindex(out.shape):
-        *batch, row, column = index
-        total = work(0)
-        for inner in range(a.shape[-1]):
-            total = work(total + work(a[(*batch, row, inner)]) * work(b[(*batch, inner, column)]))
-        out[index] = total
-    if vector_a:
-        out = out[..., 0, :]
-    if vector_b:
-        out = out[..., 0]
-    return out
-
-
 def _layout(rng, shape, dtype, layout):
     """A float array of ``shape`` laid out as named (the matrix axes are the last two)."""
     rows, columns = shape[-2:]
@@ -231,7 +208,7 @@ def test_numpy_product_rounds_as_numpy1(dtype, layout_a, layout_b):
     b = _layout(rng, (20, 5), dtype, layout_b)
     y = matmul(a, b).array
     if dtype == numpy.float16 or layout_a in LOOPING or layout_b in LOOPING:
-        numpy.testing.assert_array_equal(y, _loop_reference(a, b))
+        numpy.testing.assert_array_equal(y, plain_loop_matmul(a, b))
     else:
         # Where NumPy 1.26 called BLAS, the very same call (no copy, same routine).
         numpy.testing.assert_array_equal(y, numpy.matmul(a, b))
@@ -257,7 +234,7 @@ def test_dispatch_predicate_follows_numpy1(a_shape, b_shape, layout_a, layout_b,
     b = _layout(rng, b_shape, numpy.float32, layout_b)
     assert numpy1_uses_loop(a, b) is loops
     assert numpy1_uses_loop(a.astype(numpy.float16), b.astype(numpy.float16)) is True
-    expected = _loop_reference(a, b) if loops else numpy.matmul(a, b)
+    expected = plain_loop_matmul(a, b) if loops else numpy.matmul(a, b)
     numpy.testing.assert_array_equal(matmul_in_numpy1_order(a, b), expected)
 
 
@@ -271,7 +248,7 @@ def test_vectors_with_zero_or_negative_steps_loop_and_positive_steps_do_not():
     assert numpy1_uses_loop(vector[:12], matrix[:, ::-1])
     for a, b in [(vector[12:][::-1], matrix), (matrix.T, vector[12:][::-1]),
                  (vector[:12][::-1], vector[12:])]:
-        numpy.testing.assert_array_equal(matmul(a, b).array, _loop_reference(a, b))
+        numpy.testing.assert_array_equal(matmul(a, b).array, plain_loop_matmul(a, b))
 
 
 def test_sum_of_matmul_backward_adds_the_broadcast_gradient_in_order():
@@ -281,8 +258,8 @@ def test_sum_of_matmul_backward_adds_the_broadcast_gradient_in_order():
     # The forward is BLAS; the gradients meet sum's broadcast (zero-step) gradient.
     functions.sum(matmul(a, b)).backward()
     ones = numpy.ones((16, 20), numpy.float32)
-    numpy.testing.assert_array_equal(a.grad, _loop_reference(ones, b.array.T))
-    numpy.testing.assert_array_equal(b.grad, _loop_reference(a.array.T, ones))
+    numpy.testing.assert_array_equal(a.grad, plain_loop_matmul(ones, b.array.T))
+    numpy.testing.assert_array_equal(b.grad, plain_loop_matmul(a.array.T, ones))
 
 
 def test_x_times_its_transpose_keeps_numpys_call():
@@ -317,7 +294,7 @@ def test_stacks_broadcast_in_the_loop():
     rng = numpy.random.default_rng(13)
     a = rng.standard_normal((2, 1, 4, 9)).astype(numpy.float32)
     b = numpy.broadcast_to(rng.standard_normal((9, 1)).astype(numpy.float32), (3, 9, 5))
-    numpy.testing.assert_array_equal(matmul_in_numpy1_order(a, b), _loop_reference(a, b))
+    numpy.testing.assert_array_equal(matmul_in_numpy1_order(a, b), plain_loop_matmul(a, b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         batch = batch_matmul(rng.standard_normal((3, 4, 9)).astype(numpy.float32), b).array

@@ -10,7 +10,8 @@ Run it unmodified:
 It draws 16x16 images of four shapes (horizontal bar, vertical bar, diagonal, hollow square) with
 noise, trains a two-layer CNN with batch normalization for a few epochs (seconds on two CPU
 cores), prints Chainer's report table, writes result/log and snapshots, and checks that the
-validation accuracy reaches 95% (exit status 1 if not). ``--resume result/snapshot_iter_N``
+validation accuracy reaches 95% (exit status 1 if not). ``--seed`` (0 by default) seeds the
+initial weights and the shuffling, so a run repeats; ``--resume result/snapshot_iter_N``
 continues from a snapshot; ``--gpu 0`` runs it on a CUDA device with CuPy.
 """
 from __future__ import print_function
@@ -81,8 +82,11 @@ def main():
     parser.add_argument('--out', '-o', default='result')
     parser.add_argument('--resume', '-r', default='')
     parser.add_argument('--lr', type=float, default=0.05)
+    parser.add_argument('--seed', type=int, default=0,
+                        help='seed of the weights and the shuffling (the data are fixed)')
     args = parser.parse_args()
 
+    np.random.seed(args.seed)  # the initial weights and the iterator's shuffling draw from it
     model = L.Classifier(CNN())
     if args.gpu >= 0:
         chainer.backends.cuda.get_device_from_id(args.gpu).use()

@@ -80,6 +80,29 @@ def test_negative_stride_run_is_added_in_logical_order():
     assert _same_bits(sum_in_numpy1_order(x, axis=1), expected)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_broadcast_scalar_is_walked_in_index_order(dtype):
+    # A zero stride gives NumPy 1's iterator nothing to order by: it walks the axes as indexed,
+    # which is the memory order of the array's contiguous copy.
+    x = numpy.broadcast_to(numpy.asarray(dtype(1) / dtype(3)), (3, 4, 100, 100))
+    runs = numpy.ascontiguousarray(x).transpose(1, 0, 2, 3).reshape(4, 3, 10000)
+    assert _same_bits(sum_in_numpy1_order(x, axis=(0, 2, 3)), numpy1_sum_of_runs(runs))
+    assert _same_bits(sum_in_numpy1_order(x),
+                      numpy1_sum_of_runs(numpy.ascontiguousarray(x).reshape(1, 1, -1))[0])
+
+
+@pytest.mark.parametrize("source_shape, axis", [
+    ((1, 4, 1, 1), (0, 2, 3)),
+    ((1, 1, 100, 100), (0, 2, 3)),
+    ((3, 1, 100, 1), (1, 2, 3)),
+])
+def test_partly_broadcast_input_is_walked_in_index_order(source_shape, axis):
+    x = numpy.broadcast_to(_data(source_shape, numpy.float32), (3, 4, 100, 100))
+    expected = sum_in_numpy1_order(numpy.ascontiguousarray(x), axis=axis)
+    result = sum_in_numpy1_order(x, axis=axis)
+    assert _same_bits(result, expected)
+
+
 @pytest.mark.parametrize("make, axis", [
     (lambda: _data((8192,), numpy.float32), None),
     (lambda: _data((4, 3, 64, 128), numpy.float32), (0, 2, 3)),
@@ -89,7 +112,8 @@ def test_negative_stride_run_is_added_in_logical_order():
     # integers, empty and broadcast arrays are left to numpy.sum
     (lambda: numpy.arange(20000, dtype=numpy.int64), None),
     (lambda: numpy.zeros((0, 20000), numpy.float32), 1),
-    (lambda: numpy.broadcast_to(_data((1, 20000), numpy.float32), (3, 20000)), 1),
+    # a broadcast row whose other axes run backwards in memory: an order not established
+    (lambda: numpy.broadcast_to(_data((20000, 3), numpy.float32).T[None], (2, 3, 20000)), 2),
 ])
 def test_fast_path_is_plain_sum(make, axis):
     x = make()

@@ -1,7 +1,8 @@
-"""The gradients of relu and batch normalization are laid out in memory as Chainer's are (as
-their gy, C-contiguous here) even when their input is not, so a later reduction over them (a
-convolution's weight gradient) adds in Chainer's order and rounds as Chainer's does. Set
-CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer itself.
+"""The gradients of relu, batch normalization and the elementwise operators are laid out in
+memory as Chainer's are, so a later reduction over them (a convolution's weight or bias
+gradient) adds in Chainer's order and rounds as Chainer's does; and a broadcast gradient is
+summed in Chainer's order too. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on
+Chainer itself.
 """
 
 from __future__ import annotations
@@ -61,3 +62,65 @@ def test_relu_gradient_of_a_channels_last_gy_is_laid_out_as_numpy_multiplies():
     expected = gy * (x.array > 0)
     assert x.grad.strides == expected.strides
     numpy.testing.assert_array_equal(x.grad, expected)
+
+
+# NumPy reuses a temporary's buffer for ``temporary * b`` once it holds 256 KiB or more, so a
+# gradient node that multiplies a fresh array by gy returns the fresh array's layout at those
+# sizes, and the layout NumPy picks for the pair below them.
+_LARGE = (2, 4, 96, 96)  # 288 KiB of float32
+_SMALL = (2, 4, 16, 16)
+
+
+def _gradient_of(function, shape, *, positive=False):
+    x = chainer.Variable(_channels_last(shape, 5))
+    if positive:
+        x = chainer.Variable(numpy.abs(x.array) + numpy.float32(0.5))
+    y = function(x)
+    y.grad = numpy.random.RandomState(6).standard_normal(shape).astype(numpy.float32)
+    y.backward()
+    return x
+
+
+# name: (function, positive input only, whose layout the large gradient takes)
+_ELEMENTWISE = {
+    "abs": (lambda x: abs(x), False, "x"),
+    "square": (lambda x: x ** 2, False, "x"),
+    "cube": (lambda x: x ** 3, False, "x"),
+    "two_to_the_x": (lambda x: 2.0 ** x, False, "x"),
+    "x_to_the_x": (lambda x: x ** x, True, "x"),
+    "softplus": (lambda x: F.softplus(x), False, "x"),
+    # -c * gy is the temporary here
+    "reciprocal": (lambda x: 1.0 / x, True, "gy"),
+}
+
+
+def test_large_elementwise_gradients_keep_their_temporarys_layout():
+    for name, (function, positive, layout) in _ELEMENTWISE.items():
+        x = _gradient_of(function, _LARGE, positive=positive)
+        if layout == "x":
+            assert x.grad.strides == x.array.strides, name
+        else:
+            assert x.grad.flags.c_contiguous, name
+
+
+def test_small_elementwise_gradients_are_laid_out_as_numpy_multiplies():
+    for name, (function, positive, _) in _ELEMENTWISE.items():
+        x = _gradient_of(function, _SMALL, positive=positive)
+        assert x.grad.flags.c_contiguous, name
+
+
+def test_bias_gradient_under_a_mean_adds_the_broadcast_gradient_in_index_order():
+    # F.mean's gradient reaches the convolution as a broadcast (zero-stride) array; NumPy 1
+    # walks such an array in index order, which here is 2 runs of 9,216 per channel.
+    from numpy_sum_reference import numpy1_sum_of_runs
+
+    rng = numpy.random.RandomState(7)
+    x = rng.standard_normal((2, 3, 96, 96)).astype(numpy.float32)
+    w = rng.standard_normal((4, 3, 1, 1)).astype(numpy.float32)
+    b = chainer.Variable(numpy.zeros(4, numpy.float32))
+    y = F.convolution_2d(x, w, b)
+    F.mean(y).backward(retain_grad=True)
+    gy = numpy.ascontiguousarray(y.grad)
+    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
+    numpy.testing.assert_array_equal(b.grad, expected)
+    assert b.grad.dtype == expected.dtype

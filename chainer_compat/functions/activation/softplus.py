@@ -32,6 +32,21 @@ def _times_beta(x: Any, beta: float) -> Any:
     return x * x.dtype.type(beta)
 
 
+def _sigmoid_as_chainer(x: Any, beta: float) -> Any:
+    """``1 - 1 / (1 + exp(beta x))`` on NumPy, a new array laid out as ``x``.
+
+    compat: Chainer's CPU formula, whose rounding gives 0 where beta x < -17 in float32 (NOTE
+    [Chainer's rounding] in functions/loss/softmax_cross_entropy.py); exp's overflow to inf
+    gives exactly 1.
+    """
+    sigmoid = _times_beta(x, beta)
+    with numpy.errstate(over="ignore"):
+        numpy.exp(sigmoid, out=sigmoid)
+    sigmoid += 1
+    numpy.reciprocal(sigmoid, out=sigmoid)
+    return numpy.subtract(1, sigmoid, out=sigmoid)
+
+
 # Below these beta x, (1 + exp(beta x)) ** 2 stays finite in the dtype: log(max) / 2 less a
 # margin for the rounding of exp and the square.
 _CURVATURE_OVERFLOW = {"e": 5.0, "f": 44.0, "d": 354.0}
@@ -74,19 +89,11 @@ class SoftplusGrad(FunctionNode):
         x, gy = inputs
         if type(x) is not numpy.ndarray:  # on the device, the tanh form: exact in the tails
             return utils.force_array(gy * _logistic(x * x.dtype.type(self.beta)), gy.dtype),
-        # compat: 1 - 1 / (1 + exp(beta x)), Chainer's CPU formula, whose rounding gives 0 where
-        # beta x < -17 in float32 (NOTE [Chainer's rounding] in
-        # functions/loss/softmax_cross_entropy.py); exp's overflow to inf gives exactly 1.
-        gx = _times_beta(x, self.beta)
-        with numpy.errstate(over="ignore"):
-            numpy.exp(gx, out=gx)
-        gx += 1
-        numpy.reciprocal(gx, out=gx)
-        numpy.subtract(1, gx, out=gx)
-        # compat: a new product, as Chainer's (...) * gy: NumPy picks its memory order from
-        # both operands, and a later sum over it (a convolution's bias gradient) follows that.
-        gx = gx * gy
-        return utils.force_array(gx, gy.dtype),
+        # compat: the product of a temporary, as Chainer's (...) * gy: NumPy picks its memory
+        # order from both operands, or reuses the temporary's when it is large (NOTE [gradient
+        # arrays of the operators] in functions/math/_basic_math_grads.py), and a later sum over
+        # it (a convolution's bias gradient) follows that order.
+        return utils.force_array(_sigmoid_as_chainer(x, self.beta) * gy, gy.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()

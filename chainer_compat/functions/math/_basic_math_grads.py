@@ -45,6 +45,59 @@ def _check_same_float_dtype(in_types: Any, names: tuple[str, ...]) -> None:
         type_check.expect(in_types[0].dtype == other.dtype)
 
 
+# NOTE [gradient arrays of the operators]
+# NumPy computes ``a * b`` in the buffer of ``a`` when ``a`` is a temporary that nothing else
+# holds and of at least 256 KiB (its "temporary elision"), so the result keeps a's memory
+# layout rather than the one NumPy picks for the pair. Chainer's gradient nodes below work on
+# arrays, so their results take those layouts, and a later sum over a result (a convolution's
+# bias gradient) adds in memory order, so its bits depend on them. The functions below are
+# those nodes' array expressions, written once: the nodes' forward and the operators' paths
+# without a node (basic_math) both call them, so the layouts match Chainer's either way.
+def absolute_grad(x: Any, gy: Any) -> Any:
+    """``sign(x) * gy``: the gradient of ``abs`` at ``x``."""
+    xp = backend.get_array_module(gy)
+    return utils.force_array(xp.sign(x) * gy, gy.dtype)
+
+
+def div_grads(x0: Any, x1: Any, gy: Any, second: bool = True) -> tuple[Any, Any]:
+    """``(gy / x1, -gy / x1 * x0 / x1)`` before summing to the inputs' shapes; the second is
+    None unless ``second``."""
+    gx0 = utils.force_array(gy / x1)
+    return gx0, utils.force_array(-gx0 * x0 / x1) if second else None
+
+
+def div_from_constant_grad(value: Any, x: Any, gy: Any) -> Any:
+    """``-value * gy / x**2``: the gradient of ``value / x``."""
+    value = _constant_like(x, value)
+    return utils.force_array(-value * gy / (x * x), x.dtype)
+
+
+def pow_var_var_grads(x0: Any, x1: Any, y: Any, gy: Any,
+                      indexes: tuple[int, ...] = (0, 1)) -> list[Any]:
+    """The gradients of ``y = x0 ** x1`` for ``indexes``, before summing to the inputs'
+    shapes: ``x1 * x0**(x1-1) * gy`` and ``log(x0) * y * gy``."""
+    grads = []
+    for i in indexes:
+        if i == 0:
+            grads.append(utils.force_array(x1 * x0 ** (x1 - x1.dtype.type(1)) * gy))
+        else:
+            xp = backend.get_array_module(x0)
+            grads.append(utils.force_array(xp.log(x0) * y * gy))
+    return grads
+
+
+def pow_var_const_grad(value: Any, x: Any, gy: Any) -> Any:
+    """``value * x**(value-1) * gy``: the gradient of ``x ** value``."""
+    # compat: value - 1 taken before the cast to x's dtype, as Chainer takes it.
+    exponent = _constant_like(x, value - 1)
+    return utils.force_array(_constant_like(x, value) * x ** exponent * gy, x.dtype)
+
+
+def pow_const_var_grad(value: Any, y: Any, gy: Any) -> Any:
+    """``log(value) * y * gy``: the gradient of ``value ** x`` from its output ``y``."""
+    return utils.force_array(log_of_constant(value, y) * y * gy, y.dtype)
+
+
 class _ConstantOperandGrad(FunctionNode):
     """The gradient node of an operator whose other operand is the constant ``value``: it
     keeps ``value`` and works elementwise on its inputs.
@@ -78,9 +131,7 @@ class AbsoluteGrad(FunctionNode):
         type_check.expect(in_types[0].dtype.kind == "f")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        gy, = inputs
-        xp = backend.get_array_module(gy)
-        return utils.force_array(xp.sign(self.x) * gy, gy.dtype),
+        return absolute_grad(self.x, inputs[0]),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         # Linear in gy: the same node maps the gradient back.
@@ -106,8 +157,7 @@ class DivGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         x0, x1, gy = inputs
-        gx0 = utils.force_array(gy / x1)
-        gx1 = utils.force_array(-gx0 * x0 / x1)
+        gx0, gx1 = div_grads(x0, x1, gy)
         return utils.sum_to(gx0, x0.shape), utils.sum_to(gx1, x1.shape)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
@@ -142,8 +192,7 @@ class DivFromConstantGrad(_ConstantOperandGrad):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        value = _constant_like(x, self.value)
-        return utils.force_array(-value * gy / (x * x), x.dtype),
+        return div_from_constant_grad(self.value, x, gy),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
@@ -179,9 +228,7 @@ class PowVarVarGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         x0, x1, gy = inputs
-        xp = backend.get_array_module(x0)
-        gx0 = utils.force_array(x1 * x0 ** (x1 - x1.dtype.type(1)) * gy)
-        gx1 = utils.force_array(xp.log(x0) * self.y * gy)
+        gx0, gx1 = pow_var_var_grads(x0, x1, self.y, gy)
         return utils.sum_to(gx0, x0.shape), utils.sum_to(gx1, x1.shape)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
@@ -224,10 +271,7 @@ class PowVarConstGrad(_ConstantOperandGrad):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, gy = inputs
-        value = _constant_like(x, self.value)
-        # compat: value - 1 taken before the cast to x's dtype, as Chainer takes it.
-        exponent = _constant_like(x, self.value - 1)
-        return utils.force_array(value * x ** exponent * gy, x.dtype),
+        return pow_var_const_grad(self.value, x, gy),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, gy = self.get_retained_inputs()
@@ -269,7 +313,7 @@ class PowConstVarGrad(_ConstantOperandGrad):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        return utils.force_array(log_of_constant(self.value, y) * y * gy, y.dtype),
+        return pow_const_var_grad(self.value, y, gy),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, gy = self.get_retained_inputs()

@@ -34,7 +34,13 @@ from chainer_compat.functions.math._basic_math_grads import (  # noqa: F401
     PowConstVarGrad,
     PowVarConstGrad,
     PowVarVarGrad,
+    absolute_grad,
+    div_from_constant_grad,
+    div_grads,
     log_of_constant,
+    pow_const_var_grad,
+    pow_var_const_grad,
+    pow_var_var_grads,
 )
 from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
@@ -277,7 +283,7 @@ class Absolute(_Unary):
         gy, = grad_outputs
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             return AbsoluteGrad(x).apply(grad_outputs)
-        return gy * utils.force_array(backend.get_array_module(x).sign(x)),
+        return _wrap(absolute_grad(x, gy._array), gy),
 
 
 # ------------------------------------------------------------------------------------ add
@@ -505,6 +511,15 @@ def mul(self: Variable, rhs: Any) -> Variable:
     return Mul().apply((self, _preprocess_rhs(self, rhs)))[0]
 
 
+def _summed_grads(arrays: list[Any], indexes: tuple[int, ...], inputs: tuple[Variable, ...],
+                  gy: Variable) -> tuple[Variable, ...]:
+    """The gradients ``arrays`` of ``inputs[i]`` for ``i`` in ``indexes``, each summed to its
+    input's shape, as Variables that require a gradient as the gradient node's outputs would."""
+    requires_grad = gy._node._requires_grad or any(x._node._requires_grad for x in inputs)
+    return tuple(_new_unlinked_variable(utils.sum_to(array, inputs[i].shape), requires_grad)
+                 for array, i in zip(arrays, indexes))
+
+
 # ------------------------------------------------------------------------------------ div
 # NOTE [gradient nodes of the operators]
 # Where a gradient can be observed or differentiated (function hooks, double backprop, debug
@@ -530,14 +545,9 @@ class Div(_Binary):
         a, b = self.get_retained_inputs()
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             return DivGrad(a.shape == b.shape).apply((a, b, gy))
-        ga = gy / b
-        grads = []
-        for i in indexes:
-            if i == 0:
-                grads.append(sum_to(ga, a.shape))
-            else:
-                grads.append(sum_to(-ga * a / b, b.shape))
-        return tuple(grads)
+        # NOTE [gradient arrays of the operators]
+        arrays = div_grads(a._array, b._array, gy._array, second=1 in indexes)
+        return _summed_grads([arrays[i] for i in indexes], indexes, (a, b), gy)
 
 
 class DivFromConstant(_Constant, _FloatUnary):
@@ -557,7 +567,7 @@ class DivFromConstant(_Constant, _FloatUnary):
         gy, = grad_outputs
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             return DivFromConstantGrad(self.value).apply((x, gy))
-        return -self.value * gy / (x * x),
+        return _wrap(div_from_constant_grad(self.value, x._array, gy._array), x, gy),
 
 
 def div(self: Variable, rhs: Any) -> Variable:
@@ -613,22 +623,15 @@ class PowVarVar(_Binary):
         return utils.force_array(a ** b),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        from chainer_compat.functions.math.exponential import log
-
         gy, = grad_outputs
         a, b = self.get_retained_inputs()
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             power = utils.force_array(a.array ** b.array)
             return PowVarVarGrad(a.shape == b.shape, power).apply((a, b, gy))
-        grads = []
-        for i in indexes:
-            # compat: Chainer's grouping, b a^(b-1) gy and log(a) a^b gy (NOTE [Chainer's
-            # rounding] in functions/loss/softmax_cross_entropy.py).
-            if i == 0:
-                grads.append(sum_to(b * a ** (b - 1) * gy, a.shape))
-            else:
-                grads.append(sum_to(log(a) * a ** b * gy, b.shape))
-        return tuple(grads)
+        # NOTE [gradient arrays of the operators]
+        power = utils.force_array(a._array ** b._array) if 1 in indexes else None
+        arrays = pow_var_var_grads(a._array, b._array, power, gy._array, indexes)
+        return _summed_grads(arrays, indexes, (a, b), gy)
 
 
 class PowVarConst(_Constant, _FloatUnary):
@@ -648,8 +651,7 @@ class PowVarConst(_Constant, _FloatUnary):
         gy, = grad_outputs
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             return PowVarConstGrad(self._shown_value).apply((x, gy))
-        # compat: the exponent c - 1 is taken before the cast to x's dtype, as Chainer does.
-        return self.value * x ** (self._shown_value - 1) * gy,
+        return _wrap(pow_var_const_grad(self._shown_value, x._array, gy._array), x, gy),
 
 
 class PowConstVar(_Constant, _FloatUnary):
@@ -669,7 +671,7 @@ class PowConstVar(_Constant, _FloatUnary):
         gy, = grad_outputs
         if not _direct(gy):  # NOTE [gradient nodes of the operators]
             return PowConstVarGrad(self._shown_value).apply((y, gy))
-        return log_of_constant(self._shown_value, y.array) * y * gy,
+        return _wrap(pow_const_var_grad(self._shown_value, y._array, gy._array), y, gy),
 
 
 def pow(self: Variable, rhs: Any) -> Variable:

@@ -265,6 +265,8 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
 def _directional_change(samples: list[list[Any]], grad_outputs: tuple[Any, ...],
                         eps: float) -> Any:
     """Derivative along one input element, contracted with the output gradients."""
+    # compat: Chainer's arithmetic, term for term, so a numeric gradient has its bits: each
+    # output's differences are contracted with gy first and divided by the step after.
     total: Any = 0.0
     for i, gy in enumerate(grad_outputs):
         if gy is None:
@@ -276,12 +278,12 @@ def _directional_change(samples: list[list[Any]], grad_outputs: tuple[Any, ...],
         if samples[0][i] is None:
             continue
         if len(samples) == 2:
-            change = (samples[1][i] - samples[0][i]) / (2 * eps)
+            total = total + ((samples[1][i] - samples[0][i]) * gy).sum() / (2 * eps)
         else:
             # Five-point stencil with step eps/2: third-order accurate.
-            change = (samples[0][i] - 8 * samples[1][i] + 8 * samples[3][i]
-                      - samples[4][i]) / (6 * eps)
-        total = total + (change * gy).sum()
+            difference = (-samples[4][i] + 8 * samples[3][i] - 8 * samples[1][i]
+                          + samples[0][i])
+            total = total + (difference * gy).sum() / (6 * eps)
     return total
 
 
@@ -416,13 +418,25 @@ class _CheckBackward:
         xp = self.device.xp
         shapes = [x.shape for x, skip in zip(self.xs, self.no_grads) if not skip]
         shapes += [p.shape for p in params]
-        # The global generator, so that testing.fix_random makes the check reproducible.
-        directions = [xp.random.normal(size=shape) for shape in shapes]
-        # A unit direction keeps the size of the truncation error independent of the number
-        # of elements.
-        norm = math.sqrt(sum(float(xp.square(d).sum()) for d in directions))
-        if norm != 0:  # zero when every array is empty
-            directions = [d * (1.0 / norm) for d in directions]
+        sizes = [math.prod(shape) for shape in shapes]
+        total = sum(sizes)
+        # One draw over every checked element, from the global generator, so that
+        # testing.fix_random makes the check reproducible.
+        flat = xp.random.normal(size=(total,))
+        if total:
+            # compat: Chainer 7's direction. It has unit length, which keeps the size of the
+            # truncation error independent of the number of elements, and every entry is at
+            # least 0.1 / sqrt(total) in size, since tiny entries make the comparison unstable:
+            # each entry's magnitude is the root of 0.99 of its share of the squared norm plus
+            # 0.01 of an even share, with the sign it was drawn with. The same draws and the
+            # same arithmetic give the same directions as Chainer for a given seed.
+            squares = xp.square(flat)
+            flat = xp.copysign(xp.sqrt((0.99 / squares.sum()) * squares + 0.01 / total), flat)
+        directions = []
+        start = 0
+        for shape, size in zip(shapes, sizes):
+            directions.append(flat[start:start + size].reshape(shape))
+            start += size
         return directions
 
     def _directional_backward(self, xs: list[Variable], outputs: tuple[Variable | None, ...],

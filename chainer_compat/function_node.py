@@ -498,6 +498,10 @@ class FunctionNode:
         """Returns ``Fallback``: ChainerX is not supported."""
         return Fallback
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _adopt_device_forwards(cls)
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Computes the output arrays; dispatches to forward_cpu/forward_gpu by array type."""
         if inputs and backend.is_cupy_array(inputs[0]):
@@ -666,6 +670,64 @@ class FunctionNode:
 
 _base_check_type_forward = FunctionNode.check_type_forward
 _base_backward_accumulate = FunctionNode.backward_accumulate
+
+
+# NOTE [forward by device]
+# Chainer's FunctionNode.forward hands NumPy inputs to forward_cpu and CuPy inputs to
+# forward_gpu, and the Chainer function classes named below compute there; ours compute in one
+# forward that serves both (the n-step RNNs' cuDNN-only classes have no counterpart here). Code
+# written against Chainer's arrangement subclasses such a class and overrides forward_cpu
+# (weight normalization does, calling super().forward_cpu with the normalized weight), or calls
+# forward_cpu directly. So each of these classes of ours also answers forward_cpu and
+# forward_gpu with its forward, and a subclass that overrides either of them but not forward
+# gets the dispatching forward back, so that its override runs. Classes that define forward in
+# Chainer keep it: an override of forward_cpu is not called there either.
+_DEVICE_FORWARD_CLASSES = frozenset({
+    "AbsoluteGrad", "Accuracy", "ArccosGrad", "ArcsinGrad", "Arctan2Grad", "ArctanGrad", "Assign",
+    "AveragePooling2D", "AveragePooling2DGrad", "AveragePoolingND", "AveragePoolingNDGrad",
+    "BatchInv", "BatchL2NormSquared", "BatchL2NormSquaredGrad", "Clip", "ClipGrad", "ClippedReLU",
+    "ClippedReLUGrad2", "Convolution2DFunction", "Convolution2DGradW", "CosGrad",
+    "Deconvolution2DFunction", "DiGamma", "DivFromConstantGrad", "DivGrad", "Dropout", "ELU",
+    "ELUGrad", "Erf", "Erfc", "ErfcInv", "Erfcx", "ErfInv", "Exp", "Expm1", "Gaussian",
+    "HardSigmoid", "HardSigmoidGrad", "Hinge", "Inv", "LeakyReLU", "_LeakyReLUGrad", "LGamma",
+    "LinearInterpolate", "LinearInterpolateGrad", "LocalResponseNormalization",
+    "LocalResponseNormalizationGrad", "Log", "Log1p", "LogNdtr", "Maximum", "MaximumGrad",
+    "MaxPoolingND", "MaxPoolingNDGrad", "MaxPoolingNDWithIndexes", "MeanAbsoluteError",
+    "MeanSquaredError", "MinimumGrad", "Ndtr", "Ndtri", "NegativeSamplingFunction",
+    "NegativeSamplingFunctionGrad", "PolyGamma", "PowConstVarGrad", "PowVarConstGrad",
+    "PowVarVarGrad", "PReLUFunction", "PReLUFunctionGrad", "ReLU", "ReLUGrad2",
+    "ROIAverageAlign2D", "ROIAveragePooling2D", "ROIMaxAlign2D", "ROIMaxPooling2D", "ROIPooling2D",
+    "ROIPooling2DGrad", "RReLU", "_RReLUGrad", "Shift", "Sigmoid", "SigmoidGrad", "SinGrad",
+    "SoftmaxCrossEntropy", "_SoftmaxCrossEntropyGrad_NoDoubleBackprop", "Softplus", "SoftplusGrad",
+    "SpatialTransformerGrid", "SpatialTransformerSampler", "Swish", "SwishGrad", "Tanh",
+    "TanhGrad", "Unpooling2D", "Upsampling2D", "Upsampling2DGrad", "_XHat", "Zeta",
+})
+# The forward functions of those classes (one may serve several through a shared base).
+_device_forwards: set[Any] = set()
+
+
+def _adopt_device_forwards(cls: type) -> None:
+    """NOTE [forward by device] for a new FunctionNode class."""
+    own = vars(cls)
+    forward = cls.forward  # type: ignore[attr-defined]
+    if forward is FunctionNode.forward:
+        return
+    if cls.__name__ in _DEVICE_FORWARD_CLASSES and cls.__module__.startswith("chainer_compat."):
+        _device_forwards.add(forward)
+        for name in ("forward_cpu", "forward_gpu"):
+            if getattr(cls, name) is getattr(FunctionNode, name):
+                setattr(cls, name, _forward_on_device(forward, name))
+    elif ("forward" not in own and forward in _device_forwards
+          and ("forward_cpu" in own or "forward_gpu" in own)):
+        cls.forward = FunctionNode.forward  # type: ignore[attr-defined]
+
+
+def _forward_on_device(forward: Any, name: str) -> Any:
+    def forward_on_device(self: FunctionNode, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return forward(self, inputs)
+    forward_on_device.__name__ = forward_on_device.__qualname__ = name
+    forward_on_device.__doc__ = "Computes the outputs with ``forward`` (NOTE [forward by device])."
+    return forward_on_device
 
 
 class _NoSavedArrayChecks:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import collections
+import importlib
+import inspect
+import pkgutil
 
 import numpy
 import pytest
 
 import chainer_compat as C
+import chainer_compat.functions
 from chainer_compat import FunctionHook, FunctionNode, Variable
+from chainer_compat.function_node import _DEVICE_FORWARD_CLASSES
 from chainer_compat.utils import type_check
 
 
@@ -341,3 +346,19 @@ def test_output_data_without_retained_outputs_is_explained():
     node.apply((Variable(arr(1.0)),))
     with pytest.raises(RuntimeError, match="call retain_outputs"):
         node.output_data
+
+
+def test_every_class_named_for_forward_by_device_exists_and_answers_forward_cpu():
+    # NOTE [forward by device]: a misspelt or vanished name would silently do nothing.
+    found = {}
+    for info in pkgutil.walk_packages(chainer_compat.functions.__path__,
+                                      "chainer_compat.functions."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if inspect.isclass(value) and issubclass(value, FunctionNode):
+                found.setdefault(value.__name__, value)
+    assert _DEVICE_FORWARD_CLASSES <= set(found)
+    for name in _DEVICE_FORWARD_CLASSES:
+        cls = found[name]
+        assert cls.forward_cpu is not FunctionNode.forward_cpu, name
+        assert cls.forward_gpu is not FunctionNode.forward_gpu, name

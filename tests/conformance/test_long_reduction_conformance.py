@@ -165,3 +165,82 @@ def test_mean_absolute_error_divides_its_long_sum_in_float64():
     total = numpy1_sum_of_runs(numpy.abs(x0 - x1).reshape(1, 1, -1))[0]
     expected = numpy.asarray(numpy.float64(total) / x0.size, numpy.float32)
     _assert_same_bits(F.mean_absolute_error(x0, x1).array, expected)
+
+
+def _by_channel_runs(a):
+    """(N, C, H, W) -> the (C, N, H*W) runs NumPy 1 adds for a sum over (0, 2, 3)."""
+    return numpy.ascontiguousarray(a).transpose(1, 0, 2, 3).reshape(a.shape[1], a.shape[0], -1)
+
+
+def _map_and_gradient(seed):
+    x = _data((2, 3, 96, 96), numpy.float32, seed=seed) / 1000
+    gy = _data(x.shape, numpy.float32, seed=seed + 1) / 1000
+    return x, gy
+
+
+def test_prelu_slope_gradient():
+    x, gy = _map_and_gradient(10)
+    w = chainer.Variable(numpy.full(3, 0.25, numpy.float32))
+    y = F.prelu(x, w)
+    y.grad = gy
+    y.backward()
+    masked = numpy.where(x >= 0, numpy.float32(0), x * gy)
+    _assert_same_bits(w.grad, numpy1_sum_of_runs(_by_channel_runs(masked)))
+
+
+def test_swish_beta_gradient():
+    x, gy = _map_and_gradient(14)
+    beta = chainer.Variable(numpy.full(3, 1.5, numpy.float32))
+    y = F.swish(x, beta)
+    y.grad = gy
+    y.backward()
+    out = y.array
+    _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy * out * (x - out))))
+
+
+def test_batch_l2_norm_squared_of_long_rows():
+    x = _data((3, 4, 50, 50), numpy.float32, seed=14) / 1000
+    rows = x.reshape(3, -1)
+    expected = numpy1_sum_of_runs((rows * rows).reshape(3, 1, -1))
+    _assert_same_bits(F.batch_l2_norm_squared(x).array, expected)
+
+
+def test_normalize_of_long_rows():
+    x = _data((2, 20000), numpy.float32, seed=16) / 1000
+    squares = numpy1_sum_of_runs(numpy.square(x).reshape(2, 1, -1))
+    norm = numpy.sqrt(squares)[:, None] + numpy.float32(1e-5)
+    _assert_same_bits(F.normalize(x).array, x / norm)
+
+
+def test_batch_renormalization_beta_gradient():
+    x, gy = _map_and_gradient(16)
+    gamma = chainer.Variable(numpy.ones(3, numpy.float32))
+    beta = chainer.Variable(numpy.zeros(3, numpy.float32))
+    y = F.batch_renormalization(x, gamma, beta, rmax=3.0, dmax=5.0,
+                                running_mean=numpy.zeros(3, numpy.float32),
+                                running_var=numpy.ones(3, numpy.float32))
+    y.grad = gy
+    y.backward()
+    _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy)))
+
+
+def test_group_normalization_beta_gradient():
+    x, gy = _map_and_gradient(18)
+    x = x.reshape(2, 3, 96, 96)
+    gamma = chainer.Variable(numpy.ones(3, numpy.float32))
+    beta = chainer.Variable(numpy.zeros(3, numpy.float32))
+    y = F.group_normalization(x, 3, gamma, beta)
+    y.grad = gy
+    y.backward()
+    _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy)))
+
+
+def test_decorrelated_batch_normalization_running_mean():
+    x, _ = _map_and_gradient(20)
+    running_mean = numpy.zeros((1, 3), numpy.float32)
+    F.decorrelated_batch_normalization(x, groups=1, running_mean=running_mean, decay=0.9)
+    # Each channel's batch and map are copied into one row of 18,432 (a single run), whose
+    # NumPy 1 sum is divided by the count.
+    total = numpy1_sum_of_runs(_by_channel_runs(x).reshape(3, 1, -1))
+    mean = (total.astype(numpy.float64) / (2 * 96 * 96)).astype(numpy.float32)
+    _assert_same_bits(running_mean, ((1 - 0.9) * mean)[None])

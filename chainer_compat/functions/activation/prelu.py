@@ -19,6 +19,7 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class PReLUFunction(FunctionNode):
@@ -54,10 +55,12 @@ class PReLUFunctionGrad(FunctionNode):
         x, w, gy = inputs
         xp = backend.get_array_module(x)
         slopes = w.reshape(extended_shape(w.shape, x.ndim))
-        negative = x < 0
-        gx = xp.where(negative, gy * slopes, gy)
-        gw = xp.where(negative, x * gy, x.dtype.type(0)).sum(
-            axis=reduction_axes(w.ndim, x.ndim))
+        # compat: Chainer's mask, x >= 0, so a NaN input takes the slope's side as there.
+        kept = x >= 0
+        gx = xp.where(kept, gy, gy * slopes)
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        gw = sum_in_numpy1_order(xp.where(kept, x.dtype.type(0), x * gy),
+                                 axis=reduction_axes(w.ndim, x.ndim))
         return in_c_order(utils.force_array(gx, x.dtype)), utils.force_array(gw, x.dtype)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 def _logistic(x: Any) -> Any:
@@ -67,7 +68,8 @@ class SwishGrad(FunctionNode):
         y = x * slope
         beta_y = beta * y
         gx = gy * (beta_y + slope * (one - beta_y))
-        gbeta = (gy * y * (x - y)).sum(axis=self.reduction_axes)
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        gbeta = sum_in_numpy1_order(gy * y * (x - y), axis=self.reduction_axes)
         return utils.force_array(gx, x.dtype), utils.force_array(gbeta, x.dtype)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -13,6 +13,7 @@ from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class BatchL2NormSquared(FunctionNode):
@@ -28,7 +29,8 @@ class BatchL2NormSquared(FunctionNode):
         self.retain_inputs((0,))
         # Spelled out, not -1: an empty batch has no size to infer it from.
         rows = x.reshape(len(x), utils.size_of_shape(x.shape[1:]))
-        return (rows * rows).sum(axis=1),
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        return utils.force_array(sum_in_numpy1_order(rows * rows, axis=1)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()

@@ -22,6 +22,7 @@ from chainer_compat.functions.normalization.batch_normalization import (
     fixed_batch_normalization,
 )
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class _BatchRenormalization(FunctionNode):
@@ -89,9 +90,10 @@ class _BatchRenormalization(FunctionNode):
         gamma_array, gy_array = gamma.array, gy.array
         expander, axis = self.expander, self.axis
         count = gamma_array.dtype.type(x.size // gamma.size)
-        g_beta = gy_array.sum(axis=axis, dtype=gamma_array.dtype)
-        g_gamma = (gy_array * self.renormalized).sum(axis=axis)
-        g_std = (gy_array * self.normalized).sum(axis=axis)
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        g_beta = sum_in_numpy1_order(gy_array, axis, gamma_array.dtype)
+        g_gamma = sum_in_numpy1_order(gy_array * self.renormalized, axis)
+        g_std = sum_in_numpy1_order(gy_array * self.normalized, axis)
         scale = (self.r * gamma_array / self.std)[expander]
         gx = scale * (gy_array - (self.normalized * g_std[expander] + g_beta[expander]) / count)
         all_grads = (gx.astype(x.dtype, copy=False),

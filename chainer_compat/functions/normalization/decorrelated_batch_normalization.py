@@ -17,6 +17,7 @@ from chainer_compat.functions.array.transpose import transpose as _transpose
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
+from chainer_compat.utils._reduction_order import mean_in_numpy1_order
 
 
 def _to_groups(x: Any, groups: int) -> Any:
@@ -82,7 +83,8 @@ class DecorrelatedBatchNormalization(FunctionNode):
         grouped = _to_groups(x, self.groups)
         count = grouped.shape[2]
         size = grouped.shape[1]
-        mean = grouped.mean(axis=2, keepdims=True)
+        # compat: means in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        mean = mean_in_numpy1_order(grouped, 2, keepdims=True)
         centered = grouped - mean
         covariance = xp.matmul(centered, centered.transpose(0, 2, 1)) / x.dtype.type(count)
         covariance += x.dtype.type(self.eps) * xp.eye(size, dtype=x.dtype)
@@ -135,7 +137,7 @@ class DecorrelatedBatchNormalizationGrad(FunctionNode):
         values, vectors, principal = self.eigenvalues, self.eigenvectors, self.principal
         count = principal.shape[2]
         g_principal = xp.matmul(vectors.transpose(0, 2, 1), _to_groups(gy, self.groups))
-        g_mean = g_principal.mean(axis=2, keepdims=True)
+        g_mean = mean_in_numpy1_order(g_principal, 2, keepdims=True)
         products = xp.matmul(g_principal, principal.transpose(0, 2, 1)) / gy.dtype.type(count)
         roots = values ** 0.5
         differences = values[:, None, :] - values[:, :, None]  # w_j - w_i, K transposed

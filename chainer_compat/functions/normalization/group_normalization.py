@@ -21,6 +21,7 @@ from chainer_compat.functions.math.average import average as _mean
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.functions.normalization.batch_normalization import _float16_mean
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import mean_in_numpy1_order, sum_in_numpy1_order
 
 
 class GroupNormalization(FunctionNode):
@@ -72,7 +73,8 @@ class GroupNormalization(FunctionNode):
         grouped = x.reshape(batch_size * self.groups, -1)
         mean = _row_mean(xp, grouped, dtype)
         centered = grouped - mean
-        var = (centered * centered).mean(axis=1, keepdims=True)
+        # compat: means in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        var = mean_in_numpy1_order(centered * centered, axis=1, keepdims=True)
         var += self.eps
         # Kept for backward as columns, one entry per group of each sample, as Chainer keeps
         # them (its gradient nodes treat them as constants and differentiate analytically).
@@ -112,11 +114,11 @@ def _row_mean(xp: Any, x: Any, dtype: numpy.dtype[Any]) -> Any:
             return mean
         # Chainer's sum overflowed: float32 sums for those rows whose are finite.
         with numpy.errstate(over="ignore"):  # a mean beyond float16 stays inf, as Chainer's
-            wide = x.mean(axis=1, keepdims=True, dtype=numpy.float32).astype(numpy.float16)
+            wide = mean_in_numpy1_order(x, 1, numpy.float32, keepdims=True).astype(numpy.float16)
         return numpy.where(~numpy.isfinite(mean) & numpy.isfinite(wide), wide, mean)
     # Summed in float32 at least (on a GPU a float16 x too: Chainer uses cuDNN there).
     wide_dtype = numpy.promote_types(dtype, numpy.float32)
-    return x.mean(axis=1, keepdims=True, dtype=wide_dtype).astype(dtype, copy=False)
+    return mean_in_numpy1_order(x, 1, wide_dtype, keepdims=True).astype(dtype, copy=False)
 
 
 class _OfStatistics(FunctionNode):
@@ -157,8 +159,9 @@ class _ScaleShiftGrad(FunctionNode):
         by_channel = gy.shape[:2] + (-1,)
         gy = gy.reshape(by_channel)
         g_normalized = gy * gamma[:, None]
-        g_beta = gy.sum(axis=(0, 2))
-        g_gamma = (gy * normalized.reshape(by_channel)).sum(axis=(0, 2))
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        g_beta = sum_in_numpy1_order(gy, (0, 2))
+        g_gamma = sum_in_numpy1_order(gy * normalized.reshape(by_channel), (0, 2))
         return g_normalized.reshape(normalized.shape), g_gamma, g_beta
 
     def backward(self, indexes: tuple[int, ...],
@@ -208,8 +211,9 @@ class _XHatGrad(_OfStatistics):
         _, g_normalized = inputs
         normalized = self.normalized
         self.normalized = None  # recomputed by _XHat when differentiated again
-        g_mean = g_normalized.mean(axis=1, keepdims=True)
-        g_projection = (g_normalized * normalized).mean(axis=1, keepdims=True)
+        # compat: means in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        g_mean = mean_in_numpy1_order(g_normalized, 1, keepdims=True)
+        g_projection = mean_in_numpy1_order(g_normalized * normalized, 1, keepdims=True)
         return self.inv_std * (g_normalized - g_mean - normalized * g_projection),
 
     def backward(self, indexes: tuple[int, ...],

@@ -15,6 +15,7 @@ from chainer_compat.functions.math.sqrt import sqrt
 from chainer_compat.functions.math.square import square
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
+from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
 class _SetItemZero(FunctionNode):
@@ -69,7 +70,8 @@ class NormalizeL2(FunctionNode):
         self.retain_inputs((0,))
         x, = inputs
         xp = backend.get_array_module(x)
-        norm = xp.sqrt(xp.sum(xp.square(x), axis=self.axis, keepdims=True))
+        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+        norm = xp.sqrt(sum_in_numpy1_order(xp.square(x), axis=self.axis, keepdims=True))
         norm += x.dtype.type(self.eps)
         return utils.force_array(x / norm, x.dtype),
 

@@ -622,7 +622,7 @@ def backward(outputs: Any, grad_outputs: Any = None, **kwargs: Any) -> None:
                          "grad_outputs instead, or use Variable.backward(loss_scale=...)")
     if kwargs:
         raise TypeError("backward() got unexpected keyword argument(s) "
-                        + ", ".join(repr(k) for k in kwargs))
+                        + ", ".join(repr(k) for k in sorted(kwargs)))
     if not isinstance(outputs, (tuple, list)):
         raise TypeError(f"outputs must be a tuple or a list, not {type(outputs)}.")
     for y in outputs:

@@ -505,9 +505,10 @@ class Variable:
         requires_grad = kwargs.pop("requires_grad", True)
         _check_standard_layout(kwargs.pop("layout", None))
         if kwargs:
+            # compat: Chainer's parse_kwargs wording, which names the method and sorts.
             raise TypeError(
-                "Variable() got unexpected keyword argument(s) "
-                + ", ".join(repr(k) for k in kwargs))
+                "__init__() got unexpected keyword argument(s) "
+                + ", ".join(repr(k) for k in sorted(kwargs)))
         if data is not None and not _is_array(data):
             raise TypeError(
                 f"Variable data must be a {_array_types_text()} (or None), got "
@@ -881,9 +882,10 @@ class Variable:
         """Moves the array and gradient to a GPU (the current one when ``device`` is None)."""
         from chainer_compat.backends import cuda  # optional backend, loaded on use
 
-        cupy: Any = cuda.cupy
-        self.to_device(cuda.GpuDevice.from_device_id(
-            cupy.cuda.Device().id if device is None else int(device)))
+        if device is None:
+            cuda.check_cuda_available()  # compat: RuntimeError without CuPy, as in Chainer
+            device = cuda.cupy.cuda.Device().id
+        self.to_device(cuda.GpuDevice.from_device_id(int(device)))
 
     def to_device(self, device: Any) -> None:
         """Moves the array and gradient to ``device`` (a device object or specifier)."""

@@ -68,3 +68,23 @@ def test_it_is_reachable_after_a_plain_import_of_the_package():
             "print(c.utils.argument.parse_kwargs({}, ('a', 1)))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.strip() == "(1,)", result.stderr
+
+
+def test_core_entry_points_word_unexpected_keywords_as_parse_kwargs_does():
+    numpy = pytest.importorskip("numpy")
+    F = importlib.import_module(chainer.__name__ + ".functions")
+    x = numpy.ones(2, numpy.float32)
+    y = F.sum(chainer.Variable(x))
+    cases = [
+        (lambda: chainer.Variable(x, shape=(2,), initializer=0.0), "__init__"),
+        (lambda: F.dropout(x, zeta=1, alpha=2), "dropout"),
+        (lambda: chainer.backward([y], zeta=1, alpha=2), "backward"),
+    ]
+    for call, caller in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        names = "'initializer', 'shape'" if caller == "__init__" else "'alpha', 'zeta'"
+        assert str(info.value) == f"{caller}() got unexpected keyword argument(s) {names}"
+    with pytest.raises(ValueError) as info:
+        F.dropout(x, train=True)
+    assert str(info.value) == TRAIN_REMOVED

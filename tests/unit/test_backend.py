@@ -10,7 +10,7 @@ import types
 import numpy
 import pytest
 
-from chainer_compat import backend
+from chainer_compat import Variable, backend
 from chainer_compat.backends import _cuda
 
 
@@ -217,6 +217,15 @@ def test_get_device_of_gpu_specifier_without_cuda_explains_how_to_install_cupy(
         without_cuda: None, spec: object) -> None:
     with pytest.raises(RuntimeError, match=r"pip install 'chainer_compat\[cuda12\]'"):
         backend.get_device(spec)
+
+
+@pytest.mark.parametrize("args", [(), (0,)])
+def test_variable_to_gpu_without_cuda_raises_runtime_error(without_cuda: None,
+                                                           args: tuple[int, ...]) -> None:
+    x = Variable(numpy.ones(2, numpy.float32))
+    with pytest.raises(RuntimeError, match=r"pip install 'chainer_compat\[cuda12\]'"):
+        x.to_gpu(*args)
+    assert type(x.array) is numpy.ndarray  # left where it was
 
 
 def test_placeholder_devices_of_unsupported_backends_refuse_construction() -> None:

@@ -94,10 +94,10 @@ def dropout(x: Any, ratio: float = 0.5, *, mask: Any = None, return_mask: bool =
     """
     if kwargs:
         if "train" in kwargs:
+            # compat: Chainer's exact message.
             raise ValueError(
-                "train argument is not supported anymore. Use chainer.using_config "
-                "(with chainer.using_config('train', False): ...)")
-        names = ", ".join(repr(name) for name in kwargs)
+                "train argument is not supported anymore. Use chainer.using_config")
+        names = ", ".join(repr(name) for name in sorted(kwargs))
         raise TypeError(f"dropout() got unexpected keyword argument(s) {names}")
     if config.train:
         func = Dropout(ratio, mask, return_mask)

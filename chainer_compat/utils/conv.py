@@ -145,8 +145,11 @@ def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval:
             f"output size of im2col must be positive, got {(out_h, out_w)} for an input of "
             f"size {(h, w)}: use a smaller kernel or dilation, or more padding")
     xp = backend.get_array_module(img)
-    return xp.ascontiguousarray(_patches(img, kh, kw, sy, sx, ph, pw, out_h, out_w, dy, dx,
-                                         pval))
+    # A copy even where the window view is contiguous already (one output position, or a
+    # 1x1 kernel): the view is read-only and may share the input's memory, and Chainer's
+    # im2col always returns a new array that callers write into.
+    return xp.array(_patches(img, kh, kw, sy, sx, ph, pw, out_h, out_w, dy, dx, pval),
+                    order="C", copy=True)
 
 
 def col2im(col: Any, sy: int, sx: int, ph: int, pw: int, h: int, w: int, dy: int = 1,

@@ -119,7 +119,8 @@ def im2col_nd(img: Any, ksize: Any, stride: Any, pad: Any, pval: Any = 0,
             f"output size of im2col_nd must be positive, got {outs} for an input of size "
             f"{img.shape[2:]}: use a smaller kernel or dilation, or more padding")
     xp = backend.get_array_module(img)
-    return xp.ascontiguousarray(_patches(img, ksize, stride, pad, outs, dilate, pval))
+    # Always a new, writable array, as Chainer's (see im2col_cpu).
+    return xp.array(_patches(img, ksize, stride, pad, outs, dilate, pval), order="C", copy=True)
 
 
 def col2im_nd(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -> Any:

@@ -268,3 +268,29 @@ def test_an_empty_convolution_output_is_an_assertion_error():
 def test_a_deconvolution_link_bias_of_the_wrong_shape_is_an_assertion_error():
     with pytest.raises(AssertionError):
         Deconvolution2D(4, 3, 3, initial_bias=numpy.arange(4, dtype=numpy.float32))
+
+
+@pytest.mark.parametrize("shape, cover_all", [
+    ((2, 2, 2, 2), False),  # one output position per image: the window view is contiguous
+    ((1, 1, 1, 1), True),
+    ((1, 1, 4, 4), False),
+])
+def test_im2col_cpu_returns_a_new_writable_array(shape, cover_all):
+    conv = importlib.import_module(chainer.__name__ + ".utils.conv")
+    x = numpy.arange(numpy.prod(shape), dtype=numpy.float32).reshape(shape)
+    col = conv.im2col_cpu(x, 2, 2, 2, 2, 0, 0, cover_all=cover_all)
+    assert col.flags.writeable and col.flags.c_contiguous
+    assert not numpy.shares_memory(col, x)
+    col[...] = -1  # callers scatter into it (chainer-segnet's upsampling does)
+    assert (x >= 0).all()
+
+
+def test_im2col_nd_cpu_and_f_im2col_return_new_writable_arrays():
+    conv_nd = importlib.import_module(chainer.__name__ + ".utils.conv_nd")
+    F = importlib.import_module(chainer.__name__ + ".functions")
+    x = numpy.zeros((2, 2, 2, 2, 2), numpy.float32)
+    col = conv_nd.im2col_nd_cpu(x, (2, 2, 2), (2, 2, 2), (0, 0, 0))
+    assert col.flags.writeable and not numpy.shares_memory(col, x)
+    image = numpy.arange(32, dtype=numpy.float32).reshape(2, 4, 2, 2)
+    y = F.im2col(image, 1).array
+    assert y.flags.writeable and not numpy.shares_memory(y, image)

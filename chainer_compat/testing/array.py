@@ -34,20 +34,22 @@ def _worst_element_report(x: numpy.ndarray, y: numpy.ndarray, atol: float, rtol:
     yy = _error_arithmetic(y)
     with numpy.errstate(invalid="ignore", over="ignore"):
         error = numpy.abs(xx - yy)
-        tolerance = atol + rtol * numpy.abs(yy).astype(numpy.float64)
+        relative_tolerance = rtol * numpy.abs(yy).astype(numpy.float64)
+        tolerance = atol + relative_tolerance
         # The element that exceeds its own tolerance the most, NaNs first.
         flat_index = numpy.argmax(error.astype(numpy.float64) - tolerance)
         index = tuple(int(i) for i in numpy.unravel_index(flat_index, error.shape))
         relative: Any = "inf" if yy[index] == 0 else error[index] / numpy.abs(yy[index])
-        comparable = error[~numpy.isnan(error)]
-        largest = comparable.max() if comparable.size else numpy.nan
+    # compat: Chainer's lines, which show how the failing element's tolerance adds up.
     return (
         f"  i: {index}\n"
         f"  x[i]: {x[index]}\n"
         f"  y[i]: {y[index]}\n"
         f"  relative error[i]: {relative}\n"
         f"  absolute error[i]: {error[index]}\n"
-        f"  max absolute error: {largest}\n")
+        f"  relative tolerance * |y[i]|: {relative_tolerance[index]}\n"
+        f"  absolute tolerance: {atol}\n"
+        f"  total tolerance: {tolerance[index]}\n")
 
 
 def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
@@ -66,8 +68,8 @@ def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
 
     Raises:
         AssertionError: If some elements differ too much, or the shapes do not broadcast. The
-            message gives NumPy's report, the shapes and dtypes, the worst element's index, values
-            and errors, the largest absolute error, and both arrays in full.
+            message gives NumPy's report, the shapes and dtypes, the worst element's index, values,
+            errors and tolerance (relative part, absolute part, total), and both arrays in full.
     """
     x = _to_numpy(x)
     y = _to_numpy(y)
@@ -76,7 +78,7 @@ def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
     except AssertionError as error:
         report = [
             f"{error}\n\n",
-            "assert_allclose failed: \n",
+            "assert_allclose failed:\n",
             f"  shape: {x.shape} {y.shape}\n",
             f"  dtype: {x.dtype} {y.dtype}\n",
         ]

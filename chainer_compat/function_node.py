@@ -56,7 +56,7 @@ class _FallbackType:
 Fallback = _FallbackType()
 
 
-def _wrap_input(x: Any, func: FunctionNode) -> Variable:
+def _wrap_input(x: Any, func: FunctionNode, inputs: Any) -> Variable:
     """Wraps a raw array (or None) given to apply() into a Variable that requires no gradient."""
     if type(x) is _ndarray or isinstance(x, _ndarray) or backend.is_cupy_array(x):
         return _new_variable(x, False)
@@ -64,8 +64,12 @@ def _wrap_input(x: Any, func: FunctionNode) -> Variable:
         # compat: an optional input, as Chainer takes it: forward receives None, and a gradient
         # backward returns for it is dropped (it requires none).
         return Variable(None, requires_grad=False)
+    # compat: Chainer's first two lines, which code may match; then what to do.
+    actual = ", ".join(str(type(value)) for value in inputs)
     raise TypeError(
-        f"inputs of {func.label} must be Variables or NumPy/CuPy arrays, got "
+        f"incompatible array types are mixed in the forward input ({func.label}).\n"
+        f"Actual: {actual}\n"
+        f"Inputs of {func.label} must be Variables or NumPy/CuPy arrays, got "
         f"{type(x).__name__}: wrap Python numbers and lists with numpy.asarray()")
 
 
@@ -241,7 +245,7 @@ class FunctionNode:
         rank = 0
         for x in inputs:
             if type(x) is not Variable and not isinstance(x, Variable):
-                x = _wrap_input(x, self)
+                x = _wrap_input(x, self, inputs)
             node = x._node
             if type(node) is _PendingNode and flags.enable_backprop:
                 node = x._own_node()  # a graph input: NOTE [nodes made on demand]

@@ -187,3 +187,11 @@ def test_valid_axes_still_work():
         F.tensordot(x, _x(4, 3), axes=([1], [0])).array, numpy.tensordot(x, _x(4, 3), 1))
     numpy.testing.assert_array_equal(F.rollaxis(_x(2, 3, 4), 2, 3).array,
                                      numpy.rollaxis(_x(2, 3, 4), 2, 3))
+
+
+def test_a_list_given_to_a_function_starts_with_chainers_two_lines():
+    with pytest.raises(TypeError) as info:
+        F.pad_sequence([[1, 2], [3]])
+    lines = str(info.value).split("\n")
+    assert lines[0] == "incompatible array types are mixed in the forward input (PadSequence)."
+    assert lines[1] == "Actual: <class 'list'>, <class 'list'>"

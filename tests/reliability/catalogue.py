@@ -352,13 +352,15 @@ section("Applying functions")
 
 
 @case("function-on-number", "`F.exp(2.0)`: a Python number as input", TypeError,
-      "inputs of exp must be Variables or NumPy/CuPy arrays", "got float", "numpy.asarray()")
+      "incompatible array types are mixed in the forward input (exp)",
+      "Inputs of exp must be Variables or NumPy/CuPy arrays", "got float", "numpy.asarray()")
 def _(s):
     F.exp(2.0)
 
 
 @case("function-on-list", "`F.exp([1.0, 2.0])`: a list as input", TypeError,
-      "inputs of exp must be Variables or NumPy/CuPy arrays", "got list", "numpy.asarray()")
+      "incompatible array types are mixed in the forward input (exp)",
+      "Inputs of exp must be Variables or NumPy/CuPy arrays", "got list", "numpy.asarray()")
 def _(s):
     F.exp([1.0, 2.0])
 

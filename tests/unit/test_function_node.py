@@ -129,7 +129,8 @@ def test_forward_returning_a_numpy_scalar_is_explained():
 
 @pytest.mark.parametrize("bad", [1.0, [1.0, 2.0], "x"])
 def test_non_array_inputs_are_rejected_with_a_hint(bad):
-    with pytest.raises(TypeError, match=r"inputs of Twice must be Variables or NumPy/CuPy arrays"):
+    with pytest.raises(TypeError, match=r"(?s)incompatible array types are mixed in the forward "
+                       r"input \(Twice\).*Inputs of Twice must be Variables or NumPy/CuPy arrays"):
         Twice().apply((bad,))
 
 

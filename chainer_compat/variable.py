@@ -884,7 +884,8 @@ class Variable:
 
         if device is None:
             cuda.check_cuda_available()  # compat: RuntimeError without CuPy, as in Chainer
-            device = cuda.cupy.cuda.Device().id
+            cupy: Any = cuda.cupy
+            device = cupy.cuda.Device().id
         self.to_device(cuda.GpuDevice.from_device_id(int(device)))
 
     def to_device(self, device: Any) -> None:

@@ -212,24 +212,17 @@ def test_normalize_of_long_rows():
     _assert_same_bits(F.normalize(x).array, x / norm)
 
 
-def test_batch_renormalization_beta_gradient():
+@pytest.mark.parametrize("normalize", [
+    lambda x, gamma, beta: F.batch_renormalization(
+        x, gamma, beta, rmax=3.0, dmax=5.0, running_mean=numpy.zeros(3, numpy.float32),
+        running_var=numpy.ones(3, numpy.float32)),
+    lambda x, gamma, beta: F.group_normalization(x, 3, gamma, beta),
+], ids=["batch_renormalization", "group_normalization"])
+def test_normalization_beta_gradient(normalize):
     x, gy = _map_and_gradient(16)
     gamma = chainer.Variable(numpy.ones(3, numpy.float32))
     beta = chainer.Variable(numpy.zeros(3, numpy.float32))
-    y = F.batch_renormalization(x, gamma, beta, rmax=3.0, dmax=5.0,
-                                running_mean=numpy.zeros(3, numpy.float32),
-                                running_var=numpy.ones(3, numpy.float32))
-    y.grad = gy
-    y.backward()
-    _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy)))
-
-
-def test_group_normalization_beta_gradient():
-    x, gy = _map_and_gradient(18)
-    x = x.reshape(2, 3, 96, 96)
-    gamma = chainer.Variable(numpy.ones(3, numpy.float32))
-    beta = chainer.Variable(numpy.zeros(3, numpy.float32))
-    y = F.group_normalization(x, 3, gamma, beta)
+    y = normalize(x, gamma, beta)
     y.grad = gy
     y.backward()
     _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy)))

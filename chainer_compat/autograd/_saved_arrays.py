@@ -18,7 +18,7 @@ from chainer_compat import backend
 from chainer_compat.configuration import config as _config
 from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.variable import Variable, VariableNode, _new_variable
+from chainer_compat.variable import Parameter, Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
 
@@ -51,6 +51,13 @@ _ndarray = numpy.ndarray
 # updated in place between the backward of its loss and the backward of the generator's loss,
 # through the same discriminator nodes. Retiring also lets the records go with the reads, so
 # they keep no array alive longer than the graph does.
+#
+# NOTE [parameters updated in place]
+# The arrays of Parameters are the exception: optimizers update them in place by design, and
+# Chainer code may do so between a forward and its first backward (musyoku/ddgm backprops two
+# energies through one Linear with an update in between). A changed Parameter array is read as
+# it is then, as Chainer reads it; only an explicit version bump (increment_version) on it
+# still raises. Checked on the slow path only, once a comparison has found a change.
 #
 # Values are compared, not write events: a write that stores the same bytes (or an array that
 # is modified and restored, as finite differences do) is not reported, because the gradient
@@ -316,7 +323,8 @@ class SavedArrayChecker:
         if record[1] is None and record[3] is None and not _versions:
             _retire(func, array)
             return None  # a large array saved unchecked (no fingerprint, version or copy)
-        preserved = check(func, record, lambda: _name_node(func, node))
+        preserved = check(func, record, lambda: _name_node(func, node),
+                          updated_in_place=lambda: _is_parameter(node))
         if preserved is None:
             _retire(func, array)
             return None
@@ -378,8 +386,13 @@ def _record(array: Any) -> tuple[Any, ...]:
     return (array, fingerprint, version, _copy(array) if _Preserve.depth else None)
 
 
-def check(func: Any, record: tuple[Any, ...], describe: Any) -> Any:
-    """Compares a record with its array; returns the preserved copy to use instead, or None."""
+def check(func: Any, record: tuple[Any, ...], describe: Any,
+          updated_in_place: Any = None) -> Any:
+    """Compares a record with its array; returns the preserved copy to use instead, or None.
+
+    ``updated_in_place``, when given, is called on a change of value: if it returns True (a
+    Parameter's array, NOTE [parameters updated in place]) the array is read as it is now.
+    """
     array, fingerprint, version, preserved = record
     if fingerprint is None:
         changed = False
@@ -392,9 +405,15 @@ def check(func: Any, record: tuple[Any, ...], describe: Any) -> Any:
         # Recorded inside allow_mutation_on_saved_tensors: without a fingerprint a change
         # cannot be ruled out, so the preserved value is used.
         return preserved if changed or bumped or fingerprint is None else None
+    if changed and not bumped and updated_in_place is not None and updated_in_place():
+        return None
     if changed or bumped:
         raise VersionMismatch(_mismatch_message(func, describe(), array, bumped and not changed))
     return None
+
+
+def _is_parameter(node: VariableNode) -> bool:
+    return isinstance(node.get_variable_or_none(), Parameter)
 
 
 def _name_node(func: Any, node: VariableNode) -> str:

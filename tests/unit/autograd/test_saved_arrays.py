@@ -648,3 +648,48 @@ def test_cupy_arrays_are_checked_under_the_config_key():
     x.array[0] = 3.0
     with pytest.raises(VersionMismatch):
         F.sum(y).backward()
+
+
+# ------------------------------------------------------------------ parameters updated in place
+def _two_energies_through_one_linear():
+    # NOTE [parameters updated in place]: musyoku/ddgm's step, a forward of two energies,
+    # then backward, update, backward.
+    rng = numpy.random.RandomState(0)
+    linear = C.links.Linear(8, 2, initialW=rng.standard_normal((2, 8)))
+    optimizer = C.optimizers.SGD(lr=0.5)
+    optimizer.setup(linear)
+    first = F.sum(linear(rng.standard_normal((3, 8)).astype(numpy.float32)))
+    x = Variable(rng.standard_normal((3, 8)).astype(numpy.float32))
+    second = F.sum(linear(x))
+    linear.cleargrads()
+    first.backward()
+    forward_w = linear.W.array.copy()
+    optimizer.update()  # writes W (a small, always-checked array) in place
+    linear.cleargrads()
+    return linear, second, x, forward_w
+
+
+def test_a_parameter_updated_before_the_first_backward_is_read_as_it_is_then():
+    linear, second, x, forward_w = _two_energies_through_one_linear()
+    second.backward()
+    # x's gradient came through the updated W, as Chainer computes it.
+    ones = numpy.ones((3, 2), numpy.float32)
+    numpy.testing.assert_allclose(x.grad, ones @ linear.W.array, rtol=1e-6)
+    assert not numpy.allclose(x.grad, ones @ forward_w)
+
+
+def test_a_parameter_marked_modified_still_raises():
+    linear, second, _, _ = _two_energies_through_one_linear()
+    increment_version(linear.W.array)
+    with pytest.raises(VersionMismatch):
+        second.backward()
+
+
+def test_an_input_written_in_place_still_raises_next_to_a_parameter():
+    rng = numpy.random.RandomState(1)
+    linear = C.links.Linear(4, 2)
+    x = Variable(rng.standard_normal((3, 4)).astype(numpy.float32))
+    y = F.sum(linear(x) * x[:, :2])
+    x.array[0, 0] += 1
+    with pytest.raises(VersionMismatch):
+        y.backward()

@@ -711,6 +711,22 @@ class Variable:
         self._grad_var = None if g is None else Variable(g)
 
     @property
+    def _grad(self) -> Any:
+        # compat: Chainer 7 keeps the gradient array in this attribute, and code that reaches
+        # past the API reads it and adds into it (der-network's `param._grad += g`). Setting it
+        # skips the checks of `grad`, as assigning Chainer's attribute did.
+        grad_var = self._grad_var
+        return None if grad_var is None else grad_var._array
+
+    @_grad.setter
+    def _grad(self, g: Any) -> None:
+        grad_var = self._grad_var
+        if g is None:
+            self._grad_var = None
+        elif grad_var is None or grad_var._array is not g:
+            self._grad_var = Variable(g)
+
+    @property
     def grad_var(self) -> Variable | None:
         """The gradient as a Variable (it has a graph after double backprop), or None."""
         return self._grad_var

@@ -114,3 +114,18 @@ def test_the_standard_layout_is_accepted_and_reads_none():
     param = chainer.Parameter(numpy.ones(2, numpy.float32), layout=None)
     assert x.layout is None and param.layout is None
     assert chainer.Variable(numpy.ones(2, numpy.float32)).layout is None
+
+
+def test_private_grad_attribute_is_the_gradient_array():
+    # Code that reaches past the API (der-network's gradient all-reduce) reads and adds into
+    # Variable._grad, where Chainer 7 keeps the gradient array.
+    variable = chainer.Variable(numpy.ones(3, numpy.float32))
+    assert variable._grad is None
+    variable.grad = numpy.full(3, 2.0, numpy.float32)
+    assert variable._grad is variable.grad
+    variable._grad += 1.0
+    numpy.testing.assert_array_equal(variable.grad, numpy.full(3, 3.0, numpy.float32))
+    variable._grad = numpy.zeros(3, numpy.float32)
+    numpy.testing.assert_array_equal(variable.grad, numpy.zeros(3, numpy.float32))
+    variable._grad = None
+    assert variable.grad is None

@@ -565,6 +565,16 @@ class FunctionNode:
 
     def get_retained_inputs(self) -> tuple[Variable, ...]:
         """Returns Variables for the inputs retained in forward (``()`` when none was)."""
+        return self._get_retained_inputs_reading(None)
+
+    def _get_retained_inputs_reading(self, read: Any) -> tuple[Variable, ...]:
+        """``get_retained_inputs``, with the saved-array check only for the inputs at indexes
+        in ``read`` (all when None).
+
+        For a backward that uses the other retained inputs only for their shape, dtype or
+        device: a write into them after forward cannot change its gradients, and Chainer,
+        which checks nothing, computes the right ones, so it is not reported.
+        """
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
         inputs = self.inputs
@@ -573,6 +583,8 @@ class FunctionNode:
             node = inputs[index]
             if node._data is None:
                 retained.append(None)
+            elif read is not None and index not in read:
+                retained.append(node.get_variable())
             else:
                 # The checker raises VersionMismatch, or hands out the preserved value.
                 variable = _saved_arrays.on_read(self, node)

@@ -101,7 +101,14 @@ class LinearFunction(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, w = self.get_retained_inputs()
+        # x's gradient reads W and W's reads x: an input that no requested gradient reads is
+        # not checked for writes after forward, as its values cannot change what is computed.
+        read = set()
+        if 0 in indexes:
+            read.add(1)
+        if 1 in indexes:
+            read.add(0)
+        x, w = self._get_retained_inputs_reading(read)
         gy, = grad_outputs
         if _may_skip_gradient_nodes(gy):
             return _gradients_without_nodes(indexes, x, w, gy)

@@ -343,7 +343,9 @@ class SoftmaxCrossEntropy(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, t = self.get_retained_inputs()
+        # With the softmax cached, backward uses x only for its shape, dtype and device, as
+        # Chainer's does: a write into x after forward is not reported (der-network writes).
+        x, t = self._get_retained_inputs_reading((1,) if self.y is not None else None)
         gloss, = grad_outputs
         if _may_skip_gradient_nodes(gloss):
             # What the gradient node would output: NOTE [gradients without a node].

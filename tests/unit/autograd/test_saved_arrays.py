@@ -693,3 +693,44 @@ def test_an_input_written_in_place_still_raises_next_to_a_parameter():
     x.array[0, 0] += 1
     with pytest.raises(VersionMismatch):
         y.backward()
+
+
+# ---------------------------------------------------- inputs a backward reads only for their shape
+def test_softmax_cross_entropy_with_cached_softmax_ignores_a_write_into_x():
+    x = Variable(arr(0.5, 1.0, -0.3).reshape(1, 3))
+    reference = Variable(x.array.copy())
+    t = numpy.array([1], numpy.int32)
+    loss = F.softmax_cross_entropy(x, t)
+    F.softmax_cross_entropy(reference, t).backward()
+    x.array[0, 0] = -1e7  # der-network's write: the gradient comes from the cached softmax
+    loss.backward()
+    numpy.testing.assert_array_equal(x.grad, reference.grad)
+
+
+def test_softmax_cross_entropy_still_checks_its_labels_and_an_uncached_x():
+    x = Variable(arr(0.5, 1.0, -0.3).reshape(1, 3))
+    t = numpy.array([1], numpy.int32)
+    loss = F.softmax_cross_entropy(x, t)
+    t[0] = 2
+    with pytest.raises(VersionMismatch):
+        loss.backward()
+    x = Variable(arr(0.5, 1.0, -0.3).reshape(1, 3))
+    loss = F.softmax_cross_entropy(x, numpy.array([1], numpy.int32), cache_score=False)
+    x.array[0, 0] = 3.0
+    with pytest.raises(VersionMismatch):
+        loss.backward()
+
+
+def test_linear_checks_only_the_input_a_requested_gradient_reads():
+    rng = numpy.random.RandomState(2)
+    w = rng.standard_normal((2, 4)).astype(numpy.float32)
+    x = Variable(rng.standard_normal((3, 4)).astype(numpy.float32))
+    y = F.sum(F.linear(x, w))  # a plain-array W: only x's gradient, which reads W alone
+    x.array[...] = 0
+    y.backward()
+    numpy.testing.assert_allclose(x.grad, numpy.ones((3, 2), numpy.float32) @ w, rtol=1e-6)
+    x = Variable(rng.standard_normal((3, 4)).astype(numpy.float32))
+    y = F.sum(F.linear(x, w))
+    w[0, 0] += 1  # W is read for x's gradient
+    with pytest.raises(VersionMismatch):
+        y.backward()

@@ -124,3 +124,12 @@ def test_bias_gradient_under_a_mean_adds_the_broadcast_gradient_in_index_order()
     expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
     numpy.testing.assert_array_equal(b.grad, expected)
     assert b.grad.dtype == expected.dtype
+
+
+def test_permutate_lays_out_its_result_as_a_fancy_index_does():
+    x = numpy.random.RandomState(8).standard_normal((2, 3, 5)).astype(numpy.float32)
+    indices = numpy.array([2, 0, 1], numpy.int32)
+    y = F.permutate(x, indices, axis=1)
+    expected = x[:, indices]
+    assert y.array.strides == expected.strides and not y.array.flags.c_contiguous
+    numpy.testing.assert_array_equal(y.array, expected)

@@ -61,9 +61,12 @@ class Permutate(FunctionNode):
         type_check.expect(x_type.shape[self.axis] == indices.shape[0])
 
     def _permutate(self, x: Any, inv: bool) -> Any:
-        xp = backend.get_array_module(x)
         indices = _inverse(self.indices) if inv else self.indices
-        return xp.take(x, indices, axis=self.axis)
+        # compat: Chainer's fancy index, whose result NumPy lays out with the indexed axis
+        # outermost (a later sum over it, such as of an n-step RNN's last states, adds in that
+        # order); xp.take would lay it out in C order.
+        axis = self.axis % x.ndim
+        return x[(slice(None),) * axis + (indices,)]
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         return self._permutate(inputs[0], self.inv),

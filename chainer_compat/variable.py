@@ -814,6 +814,22 @@ class Variable:
         return self._node._requires_grad
 
     @property
+    def _requires_grad(self) -> bool:
+        # compat: Chainer keeps this flag on the Variable, and code freezes a Parameter by
+        # clearing it (vat_nmt's positional encoding); here it is the node's flag. Chainer's
+        # node kept its own earlier copy, so a function applied to the Variable itself still
+        # passed it a gradient there; here clearing it freezes the Variable everywhere.
+        return self._node._requires_grad
+
+    @_requires_grad.setter
+    def _requires_grad(self, value: bool) -> None:
+        node = self._node
+        if type(node) is _PendingNode:
+            self._node = _PENDING[bool(value)]  # type: ignore[assignment]
+        else:
+            node._requires_grad = bool(value)
+
+    @property
     def creator(self) -> Any:
         """The function that created this Variable (an old-style Function if it was one)."""
         return self._own_node().creator

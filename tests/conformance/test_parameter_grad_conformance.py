@@ -17,6 +17,7 @@ chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "
 initializers = importlib.import_module(chainer.__name__ + ".initializers")
 links = importlib.import_module(chainer.__name__ + ".links")
 optimizers = importlib.import_module(chainer.__name__ + ".optimizers")
+F = importlib.import_module(chainer.__name__ + ".functions")
 
 UNSET = "Cannot retrieve Variable.grad"
 
@@ -129,3 +130,18 @@ def test_private_grad_attribute_is_the_gradient_array():
     numpy.testing.assert_array_equal(variable.grad, numpy.zeros(3, numpy.float32))
     variable._grad = None
     assert variable.grad is None
+
+
+@pytest.mark.parametrize("use", [
+    lambda x, p: F.sum(x * p[:, :]),
+    lambda x, p: F.sum(x * F.identity(p)),
+    lambda x, p: F.sum(p * 2),
+], ids=["indexed", "identity", "scaled"])
+def test_clearing_the_private_requires_grad_flag_freezes_a_parameter(use):
+    # vat_nmt freezes its positional-encoding table this way.
+    p = chainer.Parameter(numpy.arange(4, dtype=numpy.float32).reshape(2, 2))
+    p._requires_grad = False
+    assert p.requires_grad is False and p._requires_grad is False
+    x = chainer.Variable(numpy.ones((2, 2), numpy.float32))
+    use(x, p).backward()
+    assert p.grad is None

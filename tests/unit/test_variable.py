@@ -338,3 +338,15 @@ def test_chainerx_and_ideep_methods_say_they_are_unavailable():
     with pytest.raises(ValueError, match="chx_array is not available"):
         x.chx_array  # noqa: B018
     assert x.from_chx() is None and isinstance(x.array, numpy.ndarray)
+
+
+def test_clearing_private_requires_grad_freezes_the_variable_for_direct_use_too():
+    # Chainer's node kept an earlier copy, so x * p still reached p there; here p is frozen.
+    p = C.Parameter(numpy.ones((2, 2), numpy.float32))
+    p._requires_grad = False
+    x = C.Variable(numpy.ones((2, 2), numpy.float32))
+    C.functions.sum(x * p).backward()
+    assert p.grad is None and x.grad is not None
+    p._requires_grad = True
+    C.functions.sum(x * p).backward()
+    numpy.testing.assert_array_equal(p.grad, numpy.ones((2, 2), numpy.float32))

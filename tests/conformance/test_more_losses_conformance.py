@@ -18,6 +18,7 @@ import pytest
 
 TARGET = os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat")
 chainer = importlib.import_module(TARGET)
+F = importlib.import_module(f"{TARGET}.functions")
 
 
 def _module(path):
@@ -406,3 +407,31 @@ def test_walker_alias_builds_chainers_table():
     columns = points.astype(numpy.int32)
     expected = walker.values[columns * 2 + (walker.threshold[columns] < points - columns)]
     numpy.testing.assert_array_equal(draws, expected)
+
+
+def test_black_out_is_chainers_composition_bit_for_bit():
+    # Scores as batched matrix products and log(1 - exp(.)), in Chainer's order.
+    rng = numpy.random.RandomState(0)
+    x_data = rng.standard_normal((5, 8)).astype(numpy.float32)
+    w_data = rng.uniform(-1, 1, (12, 8)).astype(numpy.float32)
+    t = rng.randint(0, 12, 5).astype(numpy.int32)
+    samples = rng.randint(0, 12, (5, 20)).astype(numpy.int32)
+
+    def composed(x, w):
+        negative = F.matmul(F.embed_id(samples, w), x[:, :, None])
+        negative = F.reshape(negative, negative.shape[:-1])
+        positive = F.matmul(F.expand_dims(F.embed_id(t, w), 1), x[:, :, None])
+        positive = F.reshape(positive, positive.shape[:-1])
+        log_z = F.logsumexp(F.concat([positive, negative]), axis=1)
+        log_z_b, negative_b = F.broadcast(F.reshape(log_z, (5, 1)), negative)
+        terms = F.log(1 - F.exp(negative_b - log_z_b))
+        return -(F.reshape(positive, (5,)) - log_z + F.sum(terms, axis=1))
+
+    results = []
+    for function in (lambda x, w: F.black_out(x, t, w, samples, reduce="no"), composed):
+        x, w = chainer.Variable(x_data.copy()), chainer.Variable(w_data.copy())
+        loss = function(x, w)
+        F.sum(loss).backward()
+        results.append((loss.array, x.grad, w.grad))
+    for ours, reference in zip(*results):
+        numpy.testing.assert_array_equal(ours, reference)

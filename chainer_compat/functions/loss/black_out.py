@@ -9,13 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import variable
-from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.broadcast import broadcast
 from chainer_compat.functions.array.concat import concat
+from chainer_compat.functions.array.expand_dims import expand_dims
+from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.connection.embed_id import embed_id
 from chainer_compat.functions.math.average import average
-from chainer_compat.functions.math.exponential import exp
-from chainer_compat.functions.math.logarithm_1p import log1p
+from chainer_compat.functions.math.exponential import exp, log
 from chainer_compat.functions.math.logsumexp import logsumexp
+from chainer_compat.functions.math.matmul import matmul
 from chainer_compat.functions.math.sum import sum as sum_over
 
 
@@ -40,15 +42,20 @@ def black_out(x: Any, t: Any, W: Any, samples: Any,  # noqa: N803 - Chainer's na
         The loss: shape ``()``, or ``(N,)`` without ``'mean'``.
     """
     x = variable.as_variable(x)
-    negative_rows = embed_id(samples, W)
-    x_rows = broadcast_to(x[:, None, :], negative_rows.shape)
-    negative_scores = sum_over(negative_rows * x_rows, axis=2)
-    positive_scores = sum_over(embed_id(t, W) * x, axis=1)
-    log_partition = logsumexp(concat([positive_scores[:, None], negative_scores], axis=1),
-                              axis=1)
-    shifted = negative_scores - broadcast_to(log_partition[:, None], negative_scores.shape)
-    negative_terms = sum_over(log1p(-exp(shifted)), axis=1)
-    loss = -(positive_scores - log_partition + negative_terms)
+    batch_size = x.shape[0]
+    # compat: Chainer's composition, step for step, so the loss and gradients round as its
+    # do: the scores as batched matrix products, and log(1 - exp(.)) rather than log1p.
+    column = x[:, :, None]
+    negative_scores = matmul(embed_id(samples, W), column)
+    negative_scores = reshape(negative_scores, negative_scores.shape[:-1])
+    positive_scores = matmul(expand_dims(embed_id(t, W), 1), column)
+    positive_scores = reshape(positive_scores, positive_scores.shape[:-1])
+    log_partition = logsumexp(concat([positive_scores, negative_scores]), axis=1)
+    broadcast_partition, broadcast_negatives = broadcast(
+        reshape(log_partition, (batch_size, 1)), negative_scores)
+    negative_terms = log(1 - exp(broadcast_negatives - broadcast_partition))
+    loss = -(reshape(positive_scores, (batch_size,)) - log_partition
+             + sum_over(negative_terms, axis=1))
     # compat: any reduce other than 'mean' keeps the per-example losses, as in Chainer.
     if reduce == "mean":
         return average(loss)

@@ -301,3 +301,19 @@ def test_sequences_of_equal_length_are_ordered_by_numpys_default_sort():
     sequences = [numpy.zeros((n, 1), numpy.float32) for n in lengths]
     order = _rnn_links.argsort_list_descent(sequences)
     numpy.testing.assert_array_equal(order, numpy.argsort([-n for n in lengths]))
+
+
+def test_ws_and_bs_are_lists_built_once_and_rebuilt_by_copy():
+    links_module = importlib.import_module(chainer.__name__ + ".links")
+    numpy.random.seed(0)
+    rnn = links_module.NStepGRU(1, 3, 4, 0.0)
+    assert rnn.ws is rnn.ws and rnn.bs is rnn.bs
+    assert rnn.ws[0][0] is rnn[0].w0 and rnn.bs[0][2] is rnn[0].b2
+    stand_in = chainer.Variable(numpy.zeros((4, 3), numpy.float32))
+    rnn.ws[0][0] = stand_in  # code that overrides rnn() replaces entries (a masked weight)
+    assert rnn.ws[0][0] is stand_in
+    for mode in ("share", "copy", "init"):
+        copied = rnn.copy(mode)
+        assert copied.ws[0][0] is copied[0].w0 and copied.bs[0][0] is copied[0].b0
+    rnn.ws = [[parameter for parameter in rnn.ws[0]]]
+    assert rnn.ws[0][1] is rnn[0].w1

@@ -116,25 +116,27 @@ class NStepRNNBase(link.ChainList):
                             bias_initializer, out_size))
                 layers.append(weights)
         super().__init__(*layers)
+        self._gather_parameters()
         self.n_layers = n_layers
         self.dropout = dropout
         self.out_size = out_size
         self.direction = direction
 
-    @property
-    def ws(self) -> list[list[variable.Parameter]]:
-        """The weights as the n-step functions take them: ``ws[k][j]`` is child ``k``'s ``wj``.
+    def _gather_parameters(self) -> None:
+        # ws[k][j] is child k's wj and bs[k][j] its bj, as the n-step functions take them.
+        # compat: plain lists, built once (and again by copy), as Chainer's: code that
+        # overrides rnn() may change an entry (yukarin_autoreg masks ws[0][0] in place of the
+        # Parameter), and the change lasts until the lists are rebuilt, as there.
+        self.ws = [[getattr(layer, f"w{index}") for index in range(self.n_weights)]
+                   for layer in self]
+        self.bs = [[getattr(layer, f"b{index}") for index in range(self.n_weights)]
+                   for layer in self]
 
-        Read from the children on each access, so copies and reassigned parameters agree.
-        """
-        return [[getattr(layer, f"w{index}") for index in range(self.n_weights)]
-                for layer in self]
-
-    @property
-    def bs(self) -> list[list[variable.Parameter]]:
-        """The biases as the n-step functions take them: ``bs[k][j]`` is child ``k``'s ``bj``."""
-        return [[getattr(layer, f"b{index}") for index in range(self.n_weights)]
-                for layer in self]
+    def copy(self, mode: str = "share") -> NStepRNNBase:
+        """:meth:`Link.copy`, with ``ws`` and ``bs`` pointing at the copy's own parameters."""
+        copied = super().copy(mode)
+        copied._gather_parameters()
+        return copied
 
     @property
     def n_cells(self) -> int:

@@ -294,3 +294,16 @@ def test_im2col_nd_cpu_and_f_im2col_return_new_writable_arrays():
     image = numpy.arange(32, dtype=numpy.float32).reshape(2, 4, 2, 2)
     y = F.im2col(image, 1).array
     assert y.flags.writeable and not numpy.shares_memory(y, image)
+
+
+def test_one_output_channel_above_the_size_limit_rounds_as_chainers_patch_product():
+    # A discriminator's last layer: with one output channel BLAS runs a matrix-vector product,
+    # rounded by the patches' layout; Chainer multiplies its C-ordered im2col array.
+    conv = importlib.import_module(chainer.__name__ + ".utils.conv")
+    F = importlib.import_module(chainer.__name__ + ".functions")
+    rng = numpy.random.RandomState(3)
+    x = rng.standard_normal((2, 16, 128, 128)).astype(numpy.float32)
+    w = rng.standard_normal((1, 16, 3, 3)).astype(numpy.float32)
+    columns = conv.im2col_cpu(x, 3, 3, 1, 1, 1, 1)
+    expected = numpy.rollaxis(numpy.tensordot(columns, w, ((1, 2, 3), (1, 2, 3))), 3, 1)
+    numpy.testing.assert_array_equal(F.convolution_2d(x, w, None, 1, 1).array, expected)

@@ -62,8 +62,10 @@ def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...
 # functions/loss/softmax_cross_entropy.py). That C-ordered copy is up to 9 times slower than the
 # channel-major one below (its rows are kernel-width runs), which made the forward and backward
 # of a realistic layer 23-37% slower; so we take Chainer's layout only for products of at most
-# _CHAINER_LAYOUT_LIMIT multiply-adds, where it costs about 0.1 ms a layer. A single sample
-# above the limit takes the channel-major product too (Chainer's patch copy cost it 0-20%).
+# _CHAINER_LAYOUT_LIMIT multiply-adds, where it costs about 0.1 ms a layer, and for layers with
+# one output channel at any size (a matrix-vector product, see _uses_chainer_layout). A single
+# sample above the limit takes the channel-major product too (Chainer's patch copy cost it
+# 0-20%).
 # Measured against Chainer 7.8.1 (NumPy 1.26,
 # OpenBLAS 0.3.23) from ours (NumPy 2.4, OpenBLAS 0.3.31), above the limit the channel-major
 # forward rounded as Chainer's for every reduction of up to 576 terms, and the weight gradient
@@ -83,7 +85,7 @@ _CHAINER_LAYOUT_LIMIT = 2 ** 20
 
 
 def _uses_chainer_layout(xp: Any, groups: int, rows: int, depth: int,
-                         out_channels: int) -> bool:
+                         out_channels: int, samples: int) -> bool:
     """Whether to contract as Chainer's CPU code does: NOTE [Chainer's convolution layouts].
 
     Args:
@@ -92,9 +94,17 @@ def _uses_chainer_layout(xp: Any, groups: int, rows: int, depth: int,
         rows: ``n`` times the output's spatial size.
         depth: The input channels per group times the kernel's size.
         out_channels: The output channels.
+        samples: ``n``, the batch size.
     """
-    return (xp is numpy and groups == 1
-            and rows * depth * out_channels <= _CHAINER_LAYOUT_LIMIT)
+    if xp is not numpy or groups != 1:
+        return False
+    # One output channel (a discriminator's or a regressor's last layer) at any size: BLAS
+    # runs it as a matrix-vector product, whose rounding the layout alone decides, so Chainer's
+    # bits are within reach for the price of the patch copy (about 1.7 times the channel-major
+    # forward and weight gradient; still about twice as fast as Chainer). With one sample the
+    # channel-major product already rounds as Chainer's.
+    return (rows * depth * out_channels <= _CHAINER_LAYOUT_LIMIT
+            or (out_channels == 1 and samples > 1))
 
 
 def _as_chainer_reads_patches(patches: Any) -> Any:
@@ -131,7 +141,7 @@ def _convolve(x: Any, w: Any, node: Any, out_h: int, out_w: int) -> Any:
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
     depth = group_channels * kh * kw
-    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels):
+    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels, n):
         # compat: (n * out_h * out_w, depth) x (depth, c_O), the channels last in memory
         # (NOTE [Chainer's convolution layouts]).
         y = numpy.tensordot(_as_chainer_reads_patches(patches), w, ((1, 2, 3), (1, 2, 3)))
@@ -158,7 +168,7 @@ def _weight_gradient(x: Any, gy: Any, node: Any, w_shape: tuple[int, ...], w_dty
     patches = conv._patches(x, kh, kw, node.sy, node.sx, node.ph, node.pw, out_h, out_w,
                             node.dy, node.dx)
     depth = group_channels * kh * kw
-    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels):
+    if _uses_chainer_layout(xp, groups, n * out_h * out_w, depth, out_channels, n):
         # compat: gy as (c_O, n * out_h * out_w) times the patches as (n * out_h * out_w,
         # depth) (NOTE [Chainer's convolution layouts]).
         gw = numpy.tensordot(_as_chainer_reads_gy(gy), _as_chainer_reads_patches(patches),

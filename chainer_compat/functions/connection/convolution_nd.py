@@ -142,7 +142,8 @@ class ConvolutionND(_convolution.ConvolutionNode):
         out_channels = w.shape[0]
         n, ksize = x.shape[0], w.shape[2:]
         rows = n * _product(outs)
-        if _uses_chainer_layout(xp, self.groups, rows, _product(w.shape[1:]), out_channels):
+        if _uses_chainer_layout(xp, self.groups, rows, _product(w.shape[1:]), out_channels,
+                                n):
             # compat: the patches as (n * prod(outs), c * prod(ksize)) times W, the channels
             # last in memory (NOTE [Chainer's convolution layouts] in convolution_2d.py).
             patches = conv_nd._patches(x, ksize, self.stride, self.pad, outs, self.dilate)
@@ -211,7 +212,7 @@ class ConvolutionNDGradW(FunctionNode):
         n = x.shape[0]
         rows = n * _product(outs)
         if _uses_chainer_layout(xp, self.groups, rows, _product(self.W_shape[1:]),
-                                self.W_shape[0]):
+                                self.W_shape[0], n):
             # compat: gy as (c_O, n * prod(outs)) times the patches as (n * prod(outs),
             # c * prod(ksize)) (NOTE [Chainer's convolution layouts] in convolution_2d.py).
             patches = conv_nd._patches(x, self.ksize, self.stride, self.pad, outs, self.dilate)

@@ -43,9 +43,13 @@ def test_channel_major_layout_computes_what_chainers_layout_does(
 def test_small_products_take_chainers_layout():
     take = convolution_2d_module._uses_chainer_layout
     limit = convolution_2d_module._CHAINER_LAYOUT_LIMIT
-    assert take(numpy, 1, 100, 27, 8)
-    assert not take(numpy, 1, limit, 27, 8)  # one sample or many: the faster path above it
-    assert not take(numpy, 2, 100, 27, 8)  # Chainer's grouped path is ours already
+    assert take(numpy, 1, 100, 27, 8, 2)
+    assert not take(numpy, 1, limit, 27, 8, 1)  # one sample or many: the faster path above it
+    assert not take(numpy, 1, limit, 27, 8, 4)
+    assert not take(numpy, 2, 100, 27, 8, 2)  # Chainer's grouped path is ours already
+    # one output channel: Chainer's layout at any size, except for a single sample
+    assert take(numpy, 1, limit, 27, 1, 2)
+    assert not take(numpy, 1, limit, 27, 1, 1)
 
 
 def test_chainer_layout_keeps_the_channels_last_in_memory():

@@ -178,24 +178,25 @@ def _map_and_gradient(seed):
     return x, gy
 
 
-def test_prelu_slope_gradient():
-    x, gy = _map_and_gradient(10)
-    w = chainer.Variable(numpy.full(3, 0.25, numpy.float32))
-    y = F.prelu(x, w)
+def _slope_gradient(function, seed, slope):
+    """Applies ``function(x, p)`` with a per-channel parameter p; returns x, gy, y and p.grad."""
+    x, gy = _map_and_gradient(seed)
+    p = chainer.Variable(numpy.full(3, slope, numpy.float32))
+    y = function(x, p)
     y.grad = gy
     y.backward()
+    return x, gy, y.array, p.grad
+
+
+def test_prelu_slope_gradient():
+    x, gy, _, grad = _slope_gradient(F.prelu, 10, 0.25)
     masked = numpy.where(x >= 0, numpy.float32(0), x * gy)
-    _assert_same_bits(w.grad, numpy1_sum_of_runs(_by_channel_runs(masked)))
+    _assert_same_bits(grad, numpy1_sum_of_runs(_by_channel_runs(masked)))
 
 
 def test_swish_beta_gradient():
-    x, gy = _map_and_gradient(14)
-    beta = chainer.Variable(numpy.full(3, 1.5, numpy.float32))
-    y = F.swish(x, beta)
-    y.grad = gy
-    y.backward()
-    out = y.array
-    _assert_same_bits(beta.grad, numpy1_sum_of_runs(_by_channel_runs(gy * out * (x - out))))
+    x, gy, out, grad = _slope_gradient(F.swish, 14, 1.5)
+    _assert_same_bits(grad, numpy1_sum_of_runs(_by_channel_runs(gy * out * (x - out))))
 
 
 def test_batch_l2_norm_squared_of_long_rows():

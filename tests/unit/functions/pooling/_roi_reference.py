@@ -30,6 +30,26 @@ def _integer_bin(index, extent, bins, start, limit):
     return min(max(first, 0), limit), min(max(stop, 0), limit)
 
 
+def _nonempty_bins(outh, outw, roi_h, roi_w, y_min, x_min, height, width):
+    """(ph, pw, h0, h1, w0, w1) for every output bin that covers at least one pixel."""
+    for ph in range(outh):
+        h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
+        for pw in range(outw):
+            w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
+            if h0 < h1 and w0 < w1:
+                yield ph, pw, h0, h1, w0, w1
+
+
+def _first_maximum(plane, h0, h1, w0, w1):
+    """(i, j) of the first largest pixel of ``plane[h0:h1, w0:w1]`` in row-major order."""
+    best = (h0, w0)
+    for i in range(h0, h1):
+        for j in range(w0, w1):
+            if plane[i, j] > plane[best]:
+                best = (i, j)
+    return best
+
+
 def roi_pooling(x, boxes, batches, outh, outw, scale, mode, inclusive, empty_value):
     """Jacobian and values of ROI max (``mode="max"``) or average pooling over integer bins.
 
@@ -46,26 +66,18 @@ def roi_pooling(x, boxes, batches, outh, outw, scale, mode, inclusive, empty_val
         roi_h = max(y_max - y_min + extra, 1)
         roi_w = max(x_max - x_min + extra, 1)
         malformed = inclusive and (y_max < y_min or x_max < x_min)
-        for ph in range(outh):
-            h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
-            for pw in range(outw):
-                w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
-                if h1 <= h0 or w1 <= w0:
+        for ph, pw, h0, h1, w0, w1 in _nonempty_bins(outh, outw, roi_h, roi_w, y_min, x_min,
+                                                      height, width):
+            for ch in range(c):
+                if mode == "average":
+                    weight = 1.0 / ((h1 - h0) * (w1 - w0))
+                    jacobian[r, ch, ph, pw, b, ch, h0:h1, w0:w1] = weight
+                    values[r, ch, ph, pw] = float(x[b, ch, h0:h1, w0:w1].mean())
                     continue
-                for ch in range(c):
-                    if mode == "average":
-                        weight = 1.0 / ((h1 - h0) * (w1 - w0))
-                        jacobian[r, ch, ph, pw, b, ch, h0:h1, w0:w1] = weight
-                        values[r, ch, ph, pw] = float(x[b, ch, h0:h1, w0:w1].mean())
-                        continue
-                    best = (h0, w0)
-                    for i in range(h0, h1):
-                        for j in range(w0, w1):
-                            if x[b, ch, i, j] > x[b, ch, best[0], best[1]]:
-                                best = (i, j)
-                    values[r, ch, ph, pw] = x[b, ch, best[0], best[1]]
-                    if not malformed:
-                        jacobian[r, ch, ph, pw, b, ch, best[0], best[1]] = 1.0
+                best = _first_maximum(x[b, ch], h0, h1, w0, w1)
+                values[r, ch, ph, pw] = x[b, ch, best[0], best[1]]
+                if not malformed:
+                    jacobian[r, ch, ph, pw, b, ch, best[0], best[1]] = 1.0
     return jacobian, values
 
 
@@ -186,29 +198,25 @@ def exact_roi_pooling(x, boxes, batches, outh, outw, scale, gy, mode):
         y_min, x_min, y_max, x_max = _scaled_corners(box, scale)
         roi_h = max(y_max - y_min, 1)
         roi_w = max(x_max - x_min, 1)
-        for ph in range(outh):
-            h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
-            for pw in range(outw):
-                w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
-                if h1 <= h0 or w1 <= w0:
-                    continue
-                # A contiguous (C, pixels) block, reduced along its last axis as Chainer's
-                # numpy.average does.
-                block = numpy.ascontiguousarray(x[b, :, h0:h1, w0:w1]).reshape(c, -1)
-                if mode == "average":
-                    total = block.astype(sum_dtype).sum(axis=1)
-                    y[r, :, ph, pw] = (total / sum_dtype(block.shape[1])).astype(dtype)
-                    term = gy[r, :, ph, pw] / dtype.type(h1 - h0) / dtype.type(w1 - w0)
-                    gx[b, :, h0:h1, w0:w1] += term.astype(dtype)[:, None, None]
-                    continue
-                for ch in range(c):
-                    best = 0
-                    for k in range(block.shape[1]):
-                        if block[ch, k] > block[ch, best]:
-                            best = k
-                    y[r, ch, ph, pw] = block[ch, best]
-                    i, j = h0 + best // (w1 - w0), w0 + best % (w1 - w0)
-                    gx[b, ch, i, j] = dtype.type(gx[b, ch, i, j] + gy[r, ch, ph, pw])
+        for ph, pw, h0, h1, w0, w1 in _nonempty_bins(outh, outw, roi_h, roi_w, y_min, x_min,
+                                                      height, width):
+            # A contiguous (C, pixels) block, reduced along its last axis as Chainer's
+            # numpy.average does.
+            block = numpy.ascontiguousarray(x[b, :, h0:h1, w0:w1]).reshape(c, -1)
+            if mode == "average":
+                total = block.astype(sum_dtype).sum(axis=1)
+                y[r, :, ph, pw] = (total / sum_dtype(block.shape[1])).astype(dtype)
+                term = gy[r, :, ph, pw] / dtype.type(h1 - h0) / dtype.type(w1 - w0)
+                gx[b, :, h0:h1, w0:w1] += term.astype(dtype)[:, None, None]
+                continue
+            for ch in range(c):
+                best = 0
+                for k in range(block.shape[1]):
+                    if block[ch, k] > block[ch, best]:
+                        best = k
+                y[r, ch, ph, pw] = block[ch, best]
+                i, j = h0 + best // (w1 - w0), w0 + best % (w1 - w0)
+                gx[b, ch, i, j] = dtype.type(gx[b, ch, i, j] + gy[r, ch, ph, pw])
     return y, gx
 
 
@@ -229,20 +237,12 @@ def exact_fast_rcnn_pooling(x, rois, outh, outw, scale, gy):
         x_min, y_min, x_max, y_max = _scaled_corners(row[1:], scale)
         roi_h = max(y_max - y_min + 1, 1)
         roi_w = max(x_max - x_min + 1, 1)
-        for ph in range(outh):
-            h0, h1 = _integer_bin(ph, roi_h, outh, y_min, height)
-            for pw in range(outw):
-                w0, w1 = _integer_bin(pw, roi_w, outw, x_min, width)
-                if h1 <= h0 or w1 <= w0:
-                    continue
-                for ch in range(c):
-                    best = (h0, w0)
-                    for i in range(h0, h1):
-                        for j in range(w0, w1):
-                            if x[b, ch, i, j] > x[b, ch, best[0], best[1]]:
-                                best = (i, j)
-                    y[r, ch, ph, pw] = x[b, ch, best[0], best[1]]
-                    argmax[r, ch, ph, pw] = best[0] * width + best[1]
+        for ph, pw, h0, h1, w0, w1 in _nonempty_bins(outh, outw, roi_h, roi_w, y_min, x_min,
+                                                      height, width):
+            for ch in range(c):
+                best = _first_maximum(x[b, ch], h0, h1, w0, w1)
+                y[r, ch, ph, pw] = x[b, ch, best[0], best[1]]
+                argmax[r, ch, ph, pw] = best[0] * width + best[1]
         stride_h, stride_w = roi_h / outh, roi_w / outw
         for j in range(max(x_min, 0), min(x_max + 1, width)):
             for i in range(y_min, y_max + 1):

@@ -58,28 +58,18 @@ def _bias_grad(function, x, w, gy):
     return b.grad
 
 
-def test_convolution_2d_bias_gradient():
-    x = _data((2, 3, 96, 96), numpy.float32)
-    w = _data((4, 3, 1, 1), numpy.float32, seed=1) / 1000
-    gy = _data((2, 4, 96, 96), numpy.float32, seed=2)
-    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
-    _assert_same_bits(_bias_grad(F.convolution_2d, x, w, gy), expected)
-
-
-def test_deconvolution_2d_bias_gradient():
-    x = _data((2, 3, 91, 91), numpy.float32)
-    w = _data((3, 4, 1, 1), numpy.float32, seed=1) / 1000
-    gy = _data((2, 4, 91, 91), numpy.float32, seed=2)
-    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3).reshape(4, 2, -1))
-    _assert_same_bits(_bias_grad(F.deconvolution_2d, x, w, gy), expected)
-
-
-def test_convolution_nd_bias_gradient():
-    x = _data((1, 2, 24, 24, 24), numpy.float32)
-    w = _data((3, 2, 1, 1, 1), numpy.float32, seed=1) / 1000
-    gy = _data((1, 3, 24, 24, 24), numpy.float32, seed=2)
-    expected = numpy1_sum_of_runs(gy.transpose(1, 0, 2, 3, 4).reshape(3, 1, -1))
-    _assert_same_bits(_bias_grad(F.convolution_nd, x, w, gy), expected)
+@pytest.mark.parametrize("function, x_shape, w_shape, gy_shape", [
+    (F.convolution_2d, (2, 3, 96, 96), (4, 3, 1, 1), (2, 4, 96, 96)),
+    (F.deconvolution_2d, (2, 3, 91, 91), (3, 4, 1, 1), (2, 4, 91, 91)),
+    (F.convolution_nd, (1, 2, 24, 24, 24), (3, 2, 1, 1, 1), (1, 3, 24, 24, 24)),
+], ids=["convolution_2d", "deconvolution_2d", "convolution_nd"])
+def test_bias_gradient(function, x_shape, w_shape, gy_shape):
+    x = _data(x_shape, numpy.float32)
+    w = _data(w_shape, numpy.float32, seed=1) / 1000
+    gy = _data(gy_shape, numpy.float32, seed=2)
+    channels, samples = gy_shape[1], gy_shape[0]
+    expected = numpy1_sum_of_runs(numpy.moveaxis(gy, 1, 0).reshape(channels, samples, -1))
+    _assert_same_bits(_bias_grad(function, x, w, gy), expected)
 
 
 def test_batch_normalization_statistics_and_parameter_gradients():

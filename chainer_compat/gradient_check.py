@@ -7,6 +7,7 @@ Layer 8: built on the public core (variable, function_node, backend, configurati
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -432,12 +433,8 @@ class _CheckBackward:
             # same arithmetic give the same directions as Chainer for a given seed.
             squares = xp.square(flat)
             flat = xp.copysign(xp.sqrt((0.99 / squares.sum()) * squares + 0.01 / total), flat)
-        directions = []
-        start = 0
-        for shape, size in zip(shapes, sizes):
-            directions.append(flat[start:start + size].reshape(shape))
-            start += size
-        return directions
+        boundaries = list(itertools.accumulate(sizes))[:-1]
+        return [part.reshape(shape) for part, shape in zip(xp.split(flat, boundaries), shapes)]
 
     def _directional_backward(self, xs: list[Variable], outputs: tuple[Variable | None, ...],
                               params: Sequence[Any], directions: list[Any]) -> Any:

@@ -97,21 +97,27 @@ def _bilinear_axis(coordinate, limit):
     return [(i, w) for i, w in taps if w > 0 and 0 <= i <= limit - 1]
 
 
+def _align_grid(box, scale, outh, outw, sampling_ratio):
+    """(start_h, start_w, bin_h, bin_w, grid_h, grid_w) of one ROI's align sampling grid."""
+    ratio_h, ratio_w = (sampling_ratio if isinstance(sampling_ratio, tuple)
+                        else (sampling_ratio, sampling_ratio))
+    start_h, start_w, end_h, end_w = (float(value) * scale for value in box)
+    roi_h = max(end_h - start_h, 1.0)
+    roi_w = max(end_w - start_w, 1.0)
+    grid_h = ratio_h if ratio_h is not None else math.ceil(roi_h / outh)
+    grid_w = ratio_w if ratio_w is not None else math.ceil(roi_w / outw)
+    return start_h, start_w, roi_h / outh, roi_w / outw, grid_h, grid_w
+
+
 def roi_align(x, boxes, batches, outh, outw, scale, sampling_ratio, mode):
     """Jacobian of ROI average or max align; also returns the values (``-inf`` for a max
     bin with no sample)."""
     n, c, height, width = x.shape
-    ratio_h, ratio_w = (sampling_ratio if isinstance(sampling_ratio, tuple)
-                        else (sampling_ratio, sampling_ratio))
     jacobian = numpy.zeros((len(boxes), c, outh, outw) + x.shape)
     values = numpy.zeros((len(boxes), c, outh, outw))
     for r, (box, b) in enumerate(zip(boxes, batches)):
-        start_h, start_w, end_h, end_w = (float(v) * scale for v in box)
-        roi_h = max(end_h - start_h, 1.0)
-        roi_w = max(end_w - start_w, 1.0)
-        bin_h, bin_w = roi_h / outh, roi_w / outw
-        grid_h = ratio_h if ratio_h is not None else math.ceil(roi_h / outh)
-        grid_w = ratio_w if ratio_w is not None else math.ceil(roi_w / outw)
+        start_h, start_w, bin_h, bin_w, grid_h, grid_w = _align_grid(
+            box, scale, outh, outw, sampling_ratio)
         for ph in range(outh):
             for pw in range(outw):
                 samples = []
@@ -278,18 +284,12 @@ def exact_roi_align(x, boxes, batches, outh, outw, scale, sampling_ratio, gy, mo
     """roi_max_align_2d (``mode="max"``) or roi_average_align_2d (float32 only). Also
     returns max align's argmax indices (``iy * grid_w + ix``, -1 for an empty bin)."""
     n, c, height, width = x.shape
-    ratio_h, ratio_w = (sampling_ratio if isinstance(sampling_ratio, tuple)
-                        else (sampling_ratio, sampling_ratio))
     y = numpy.zeros((len(boxes), c, outh, outw), numpy.float32)
     argmax = numpy.full(y.shape, -1, numpy.int32)
     gx = numpy.zeros(x.shape, numpy.float32)
     for r, (box, b) in enumerate(zip(boxes, batches)):
-        start_h, start_w, end_h, end_w = (float(value) * scale for value in box)
-        roi_h = max(end_h - start_h, 1.0)
-        roi_w = max(end_w - start_w, 1.0)
-        bin_h, bin_w = roi_h / outh, roi_w / outw
-        grid_h = ratio_h if ratio_h is not None else math.ceil(roi_h / outh)
-        grid_w = ratio_w if ratio_w is not None else math.ceil(roi_w / outw)
+        start_h, start_w, bin_h, bin_w, grid_h, grid_w = _align_grid(
+            box, scale, outh, outw, sampling_ratio)
         count = grid_h * grid_w
         for ch in range(c):
             for ph in range(outh):

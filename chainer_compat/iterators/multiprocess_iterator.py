@@ -133,14 +133,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
     next = __next__
 
     def _prefetch(self) -> None:
-        """Asks the workers for minibatches until ``n_prefetch + 1`` are pending.
-
-        compat: Chainer's prefetch thread keeps ``n_prefetch`` minibatches in its queue and
-        has already drawn the order of the next one while it waits for room, so a new epoch's
-        shuffle comes from NumPy's global generator that much earlier; one more pending
-        minibatch draws it at the same point, so seeded runs that also draw random numbers
-        in the main thread (dropout) stay Chainer's.
-        """
+        """Asks the workers for minibatches until ``n_prefetch`` are pending."""
         pending = self._pending
         if pending is None:  # finalized
             return
@@ -148,7 +141,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             self._pool = _process_context().Pool(
                 self.n_processes, initializer=_set_worker_dataset, initargs=(self.dataset,),
                 maxtasksperchild=self._maxtasksperchild)
-        while len(pending) <= self.n_prefetch:
+        while len(pending) < self.n_prefetch:
             self._prefetch_state, indices = _advance(
                 self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
                 len(self.dataset))

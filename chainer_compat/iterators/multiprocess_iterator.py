@@ -7,9 +7,11 @@ Layer 8: imports ``dataset.iterator`` and ``iterators.serial_iterator``.
 from __future__ import annotations
 
 import collections
+import collections.abc
 import multiprocessing
 import multiprocessing.pool
 import os
+import time
 import warnings
 from typing import Any
 
@@ -28,6 +30,16 @@ __all__ = ["MultiprocessIterator"]
 
 # The dataset, in each worker process; set once by the pool's initializer.
 _worker_dataset: Any = None
+
+# NOTE [stopping the pool]
+# Pool.terminate() kills the workers with SIGTERM. A worker killed while it sends a result holds
+# the result queue's lock for good, and the pool's task thread, which puts a last message on
+# that queue while terminate() waits for it, blocks forever: finalize() hung. (Finalizing
+# right after a minibatch, with the next ones in flight, hit it in about one run in fifteen.)
+# So finalize() first lets the minibatches in flight arrive, then closes the pool, whose
+# workers exit on their own. Only a dataset still reading after this many seconds gets the
+# terminate() (and its small risk).
+_FINISH_SECONDS = 10.0
 
 
 def _set_worker_dataset(dataset: Any) -> None:
@@ -167,8 +179,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         if self._finalized:
             return
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            _stop(self._pool, self._pending or ())
         self._pool = None
         self._pending = None
         self._finalized = True
@@ -227,3 +238,17 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def _stop(pool: multiprocessing.pool.Pool,
+          pending: collections.abc.Iterable[tuple[_IteratorState, Any]]) -> None:
+    """Stops ``pool`` once the minibatches in flight have arrived (NOTE [stopping the pool])."""
+    deadline = time.monotonic() + _FINISH_SECONDS
+    results = [result for _, result in pending if result is not None]
+    for result in results:
+        result.wait(max(deadline - time.monotonic(), 0.0))
+    if all(result.ready() for result in results):
+        pool.close()
+    else:
+        pool.terminate()
+    pool.join()

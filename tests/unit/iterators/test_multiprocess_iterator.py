@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 import time
 
 import numpy
 import pytest
 
 from chainer_compat import iterators
+from chainer_compat.iterators import multiprocess_iterator
 
 
 class PidDataset:
-    def __init__(self, size, failing_index=None, delay=0.0):
+    def __init__(self, size, failing_index=None, delay=0.0, slow_from=0, read_log=None):
         self.size = size
         self.failing_index = failing_index
         self.delay = delay
+        self.slow_from = slow_from
+        self.read_log = read_log
 
     def __len__(self):
         return self.size
@@ -25,7 +30,10 @@ class PidDataset:
     def __getitem__(self, index):
         if index == self.failing_index:
             raise KeyError(f"bad example {index}")
-        time.sleep(self.delay)
+        if index >= self.slow_from:
+            time.sleep(self.delay)
+        if self.read_log is not None:  # one file per example read to the end
+            (self.read_log / str(index)).touch()
         return (int(index), os.getpid())
 
 
@@ -69,6 +77,47 @@ def test_finalize_stops_the_pool_and_forbids_reading():
         pool.map(abs, [1])
     with pytest.raises(RuntimeError, match="finalized"):
         next(iterator)
+
+
+def test_finalize_lets_the_minibatches_in_flight_arrive_first(tmp_path):
+    # Killing workers with reads in flight could leave the pool's result lock held by a dead
+    # worker and hang finalize (NOTE [stopping the pool]): it waits for them instead.
+    iterator = iterators.MultiprocessIterator(
+        PidDataset(8, delay=0.2, slow_from=2, read_log=tmp_path), 2, shuffle=False,
+        n_processes=1, n_prefetch=2)
+    assert [index for index, _ in next(iterator)] == [0, 1]
+    iterator.finalize()
+    assert sorted(int(path.name) for path in tmp_path.iterdir()) == [0, 1, 2, 3, 4, 5]
+
+
+def test_finalize_stops_a_stalled_dataset_after_a_bound(monkeypatch, tmp_path):
+    monkeypatch.setattr(multiprocess_iterator, "_FINISH_SECONDS", 0.1)
+    iterator = iterators.MultiprocessIterator(
+        PidDataset(4, delay=30.0, slow_from=2, read_log=tmp_path), 2, shuffle=False,
+        n_processes=1)
+    assert [index for index, _ in next(iterator)] == [0, 1]
+    start = time.monotonic()
+    iterator.finalize()
+    assert time.monotonic() - start < 10.0
+    assert sorted(int(path.name) for path in tmp_path.iterdir()) == [0, 1]
+
+
+@pytest.mark.slow
+def test_finalizing_with_reads_in_flight_never_hangs():
+    # A soak: finalize right after a minibatch, large examples still on their way back. With
+    # Pool.terminate() alone this hung within a few dozen iterators.
+    script = (
+        "import numpy\n"
+        "from chainer_compat import iterators\n"
+        "class Big:\n"
+        "    def __len__(self): return 64\n"
+        "    def __getitem__(self, i): return numpy.full(100_000, i, numpy.float32)\n"
+        "for _ in range(150):\n"
+        "    with iterators.MultiprocessIterator(Big(), 16, shuffle=False, n_processes=2,\n"
+        "                                        n_prefetch=2) as iterator:\n"
+        "        next(iterator)\n")
+    completed = subprocess.run([sys.executable, "-c", script], timeout=300)
+    assert completed.returncode == 0
 
 
 def test_pickle_keeps_the_position_and_order():

@@ -60,7 +60,7 @@ def _process_context() -> Any:
 
 
 class MultiprocessIterator(_EpochBookkeeping, Iterator):
-    """Reads minibatches with worker processes, up to ``n_prefetch`` minibatches ahead.
+    """Reads minibatches with worker processes, ``n_prefetch`` (+1) minibatches ahead.
 
     The minibatches, and the epoch bookkeeping, are those of a :class:`SerialIterator`
     with the same arguments; examples come back as copies made in the workers. The pool
@@ -75,7 +75,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         shuffle: Whether to read each epoch in a fresh random order. None means True unless
             ``order_sampler`` is given.
         n_processes: The number of worker processes; the number of CPUs when None or 0.
-        n_prefetch: How many minibatches to read ahead (at least 1).
+        n_prefetch: How many minibatches to read ahead (at least 1); as with Chainer's
+            prefetch thread, one more is being read while those wait.
         shared_mem: The size of Chainer's shared-memory buffer per example; accepted for
             compatibility and unused.
         order_sampler: A callable ``(current_order, current_position) -> next_order``; only
@@ -145,7 +146,14 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
     next = __next__
 
     def _prefetch(self) -> None:
-        """Asks the workers for minibatches until ``n_prefetch`` are pending."""
+        """Asks the workers for minibatches until ``n_prefetch + 1`` are pending.
+
+        compat: Chainer's prefetch thread keeps ``n_prefetch`` minibatches in its queue and
+        has already drawn the order of the next one while it waits for room, so a new epoch's
+        shuffle comes from NumPy's global generator that much earlier; one more pending
+        minibatch draws it at the same point, so seeded runs that also draw random numbers
+        in the main thread (dropout) stay Chainer's.
+        """
         pending = self._pending
         if pending is None:  # finalized
             return
@@ -153,7 +161,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             self._pool = _process_context().Pool(
                 self.n_processes, initializer=_set_worker_dataset, initargs=(self.dataset,),
                 maxtasksperchild=self._maxtasksperchild)
-        while len(pending) < self.n_prefetch:
+        while len(pending) <= self.n_prefetch:
             self._prefetch_state, indices = _advance(
                 self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
                 len(self.dataset))

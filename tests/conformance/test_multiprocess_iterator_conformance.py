@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import importlib
 import os
+import time
 
 import numpy
 import pytest
@@ -133,3 +134,22 @@ def test_reset_starts_a_new_first_epoch():
         assert iterator.next() == [0, 1]
     finally:
         iterator.finalize()
+
+
+def test_next_epochs_shuffle_is_drawn_before_the_main_thread_draws_again():
+    # Chainer's prefetch thread has drawn the order of the minibatch after the queued ones by
+    # the time the first one is handed out (the pause lets its thread get there), so the next
+    # epoch's shuffle comes from the global generator before the main thread's own draw.
+    numpy.random.seed(0)
+    iterator = iterators.MultiprocessIterator(list(range(10)), 4, n_processes=1)
+    try:
+        iterator.next()
+        time.sleep(0.3)
+        drawn_after_first = numpy.random.randint(1000)
+    finally:
+        iterator.finalize()
+    numpy.random.seed(0)
+    # The same draws by hand: the first epoch's order, then the second's, then ours.
+    numpy.random.permutation(10)
+    numpy.random.permutation(10)
+    assert drawn_after_first == numpy.random.randint(1000)

@@ -627,3 +627,17 @@ def test_sparse_matmul_gradients_reach_both_operands():
     numpy.testing.assert_allclose(matrix.data.grad, expected)
     with pytest.raises(ValueError):
         function(a, b)
+
+
+# ----------------------------------------------------------------------------- copy
+
+
+@pytest.mark.parametrize("dst", [-1, "@numpy"])
+def test_copy_to_the_same_device_hands_back_the_input_array(dst):
+    x = chainer.Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    y = chainer.functions.copy(x, dst)
+    assert y.array is x.array
+    gy = numpy.ones((2, 3), numpy.float32)
+    y.grad = gy
+    y.backward()
+    assert x.grad is gy

@@ -28,10 +28,9 @@ class Copy(FunctionNode):
         type_check._argname(in_types, ("x",))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = inputs
-        y = self.out_device.send(x)
-        # A transfer within one device returns the same array: copy so that the output is new.
-        return (y.copy() if y is x else y),
+        # compat: an array already on out_device is the output as it is, no copy (Chainer
+        # documents that the result then holds a view of the input).
+        return self.out_device.send(inputs[0]),
 
     def _check_output_array(self, y: Any, on_numpy: bool, in_data: tuple[Any, ...]) -> None:
         # The output lives on out_device by design, whatever backend the input is on.
@@ -52,7 +51,8 @@ def copy(x: Any, dst: Any) -> variable.Variable:
             ``'@cupy:0'``, a ``Device``), or a legacy integer (-1 for the CPU, N for GPU N).
 
     Returns:
-        A Variable whose array lives on ``dst`` (always a new array).
+        A Variable whose array lives on ``dst``: ``x``'s own array when ``x`` is already
+        there, as in Chainer; a copy otherwise.
 
     Raises:
         RuntimeError: If ``dst`` names a GPU and CUDA is not available.

@@ -6,8 +6,9 @@ Layer 8: imports ``dataset.iterator`` and ``iterators.serial_iterator``.
 
 from __future__ import annotations
 
+import atexit
 import collections
-import collections.abc
+import functools
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -38,7 +39,8 @@ _worker_dataset: Any = None
 # right after a minibatch, with the next ones in flight, hit it in about one run in fifteen.)
 # So finalize() first lets the minibatches in flight arrive, then closes the pool, whose
 # workers exit on their own. Only a dataset still reading after this many seconds gets the
-# terminate() (and its small risk).
+# terminate() (and its small risk). A script that never finalizes its iterator met the same
+# hang at exit, in multiprocessing's exit handler; each pool is stopped this way first.
 _FINISH_SECONDS = 10.0
 
 
@@ -101,6 +103,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
     _finalized = False
     _pool: multiprocessing.pool.Pool | None = None
     _pending: collections.deque[tuple[_IteratorState, Any]] | None = None
+    _stop_at_exit: Any = None
+    _in_flight: list[Any]
     _prefetch_state: _IteratorState
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
@@ -161,12 +165,23 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             self._pool = _process_context().Pool(
                 self.n_processes, initializer=_set_worker_dataset, initargs=(self.dataset,),
                 maxtasksperchild=self._maxtasksperchild)
+            # Every read asked of the pool and not known to be done, including those a reset
+            # dropped: the pool is stopped only once they are done (NOTE [stopping the pool]).
+            self._in_flight = []
+            # At exit, stop it that way before multiprocessing's own exit handler (registered
+            # earlier, so run later) would terminate it.
+            self._stop_at_exit = functools.partial(_stop, self._pool, self._in_flight)
+            atexit.register(self._stop_at_exit)
+        in_flight = self._in_flight
         while len(pending) <= self.n_prefetch:
             self._prefetch_state, indices = _advance(
                 self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
                 len(self.dataset))
-            result = None if indices is None else self._pool.map_async(
-                _read_example, indices.tolist())
+            result = None
+            if indices is not None:
+                result = self._pool.map_async(_read_example, indices.tolist())
+                in_flight[:] = [read for read in in_flight if not read.ready()]
+                in_flight.append(result)
             pending.append((self._prefetch_state, result))
 
     def _wait(self, result: Any) -> list[Any]:
@@ -187,7 +202,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         if self._finalized:
             return
         if self._pool is not None:
-            _stop(self._pool, self._pending or ())
+            atexit.unregister(self._stop_at_exit)
+            _stop(self._pool, self._in_flight)
         self._pool = None
         self._pending = None
         self._finalized = True
@@ -240,6 +256,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         # The pool and the minibatches read ahead stay behind; the copy restarts them.
         state = self.__dict__.copy()
         state["_pool"] = None
+        state.pop("_stop_at_exit", None)
+        state.pop("_in_flight", None)
         state["_pending"] = collections.deque()
         state["_prefetch_state"] = state["_state"]
         return state
@@ -248,11 +266,10 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         self.__dict__.update(state)
 
 
-def _stop(pool: multiprocessing.pool.Pool,
-          pending: collections.abc.Iterable[tuple[_IteratorState, Any]]) -> None:
-    """Stops ``pool`` once the minibatches in flight have arrived (NOTE [stopping the pool])."""
+def _stop(pool: multiprocessing.pool.Pool, results: list[Any]) -> None:
+    """Stops ``pool`` once the reads in flight, ``results``, are done (NOTE [stopping the
+    pool])."""
     deadline = time.monotonic() + _FINISH_SECONDS
-    results = [result for _, result in pending if result is not None]
     for result in results:
         result.wait(max(deadline - time.monotonic(), 0.0))
     if all(result.ready() for result in results):

@@ -91,6 +91,39 @@ def test_finalize_lets_the_minibatches_in_flight_arrive_first(tmp_path):
     assert sorted(int(path.name) for path in tmp_path.iterdir()) == list(range(8))
 
 
+def test_reads_a_reset_dropped_count_as_in_flight(monkeypatch):
+    # Closing the pool would wait for every read it was given, without a bound; the reads a
+    # reset dropped get the same bounded wait as the pending ones.
+    monkeypatch.setattr(multiprocess_iterator, "_FINISH_SECONDS", 0.1)
+    iterator = iterators.MultiprocessIterator(PidDataset(8, delay=30.0, slow_from=2), 2,
+                                              shuffle=False, n_processes=1)
+    assert [index for index, _ in next(iterator)] == [0, 1]
+    iterator.reset()  # drops the minibatches [2, 3] and [4, 5] in flight
+    start = time.monotonic()
+    iterator.finalize()
+    assert time.monotonic() - start < 10.0
+
+
+def test_a_script_that_never_finalizes_stops_its_pool_the_same_way_at_exit(tmp_path):
+    # multiprocessing's exit handler would terminate the pool, with the risk of NOTE
+    # [stopping the pool]; ours runs first and lets the reads in flight finish.
+    script = (
+        "import pathlib, sys, time\n"
+        "from chainer_compat import iterators\n"
+        "log = pathlib.Path(sys.argv[1])\n"
+        "class Slow:\n"
+        "    def __len__(self): return 8\n"
+        "    def __getitem__(self, i):\n"
+        "        if i >= 2: time.sleep(0.2)\n"
+        "        (log / str(i)).touch()\n"
+        "        return i\n"
+        "iterator = iterators.MultiprocessIterator(Slow(), 2, shuffle=False, n_processes=1)\n"
+        "assert next(iterator) == [0, 1]\n")
+    completed = subprocess.run([sys.executable, "-c", script, str(tmp_path)], timeout=60)
+    assert completed.returncode == 0
+    assert sorted(int(path.name) for path in tmp_path.iterdir()) == [0, 1, 2, 3, 4, 5]
+
+
 def test_finalize_stops_a_stalled_dataset_after_a_bound(monkeypatch, tmp_path):
     monkeypatch.setattr(multiprocess_iterator, "_FINISH_SECONDS", 0.1)
     iterator = iterators.MultiprocessIterator(

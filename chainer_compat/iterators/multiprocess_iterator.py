@@ -198,7 +198,11 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
                     MultiprocessIterator.TimeoutWarning, stacklevel=3)
 
     def finalize(self) -> None:
-        """Stops the worker processes; the iterator cannot be used afterwards."""
+        """Stops the worker processes; the iterator cannot be used afterwards.
+
+        The minibatches being read are let finish first, for up to 10 seconds, so that no
+        worker is killed while it hands back an example (NOTE [stopping the pool]).
+        """
         if self._finalized:
             return
         if self._pool is not None:

@@ -170,7 +170,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             self._in_flight = []
             # At exit, stop it that way before multiprocessing's own exit handler (registered
             # earlier, so run later) would terminate it.
-            self._stop_at_exit = functools.partial(_stop, self._pool, self._in_flight)
+            self._stop_at_exit = functools.partial(_stop_at_exit, os.getpid(), self._pool,
+                                                   self._in_flight)
             atexit.register(self._stop_at_exit)
         in_flight = self._in_flight
         while len(pending) <= self.n_prefetch:
@@ -268,6 +269,13 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def _stop_at_exit(pid: int, pool: multiprocessing.pool.Pool, results: list[Any]) -> None:
+    """:func:`_stop`, in the process that made ``pool`` only (a child made by a bare
+    ``os.fork`` inherits the exit handlers but not the pool's threads)."""
+    if os.getpid() == pid:
+        _stop(pool, results)
 
 
 def _stop(pool: multiprocessing.pool.Pool, results: list[Any]) -> None:

@@ -124,6 +124,35 @@ def test_a_script_that_never_finalizes_stops_its_pool_the_same_way_at_exit(tmp_p
     assert sorted(int(path.name) for path in tmp_path.iterdir()) == [0, 1, 2, 3, 4, 5]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone_at_exit():
+    # The child inherits the exit handler but not the pool: it must exit at once. (It still
+    # prints multiprocessing's own complaint from that module's exit handler.)
+    script = (
+        "import os, sys, time\n"
+        "from chainer_compat import iterators\n"
+        "class Slow:\n"
+        "    def __len__(self): return 8\n"
+        "    def __getitem__(self, i):\n"
+        "        if i >= 2: time.sleep(0.5)\n"
+        "        return i\n"
+        "iterator = iterators.MultiprocessIterator(Slow(), 2, shuffle=False, n_processes=1)\n"
+        "assert next(iterator) == [0, 1]\n"
+        "start = time.monotonic()\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    sys.exit(0)\n"
+        "_, status = os.waitpid(child, 0)\n"
+        "print(os.waitstatus_to_exitcode(status), round(time.monotonic() - start, 2))\n"
+        "iterator.finalize()\n")
+    completed = subprocess.run([sys.executable, "-W", "ignore", "-c", script],
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    exit_code, seconds = completed.stdout.split()
+    assert exit_code == "0"
+    assert float(seconds) < 0.4  # the parent's reads take 0.5 s and more
+
+
 def test_finalize_stops_a_stalled_dataset_after_a_bound(monkeypatch, tmp_path):
     monkeypatch.setattr(multiprocess_iterator, "_FINISH_SECONDS", 0.1)
     iterator = iterators.MultiprocessIterator(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import functools
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -103,8 +102,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
     _finalized = False
     _pool: multiprocessing.pool.Pool | None = None
     _pending: collections.deque[tuple[_IteratorState, Any]] | None = None
-    _stop_at_exit: Any = None
-    _in_flight: list[Any]
+    _stopper: _PoolStopper | None = None
     _prefetch_state: _IteratorState
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
@@ -140,6 +138,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         self._prefetch()
         state, result = self._pending.popleft()
         batch = None if result is None else self._wait(result)
+        if self._stopper is not None:
+            self._stopper.forget_done()
         self._previous_epoch_detail = self.epoch_detail
         self._state = state
         self._prefetch()
@@ -161,19 +161,15 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         pending = self._pending
         if pending is None:  # finalized
             return
-        if self._pool is None:
+        stopper = self._stopper
+        if self._pool is None or stopper is None:
             self._pool = _process_context().Pool(
                 self.n_processes, initializer=_set_worker_dataset, initargs=(self.dataset,),
                 maxtasksperchild=self._maxtasksperchild)
-            # Every read asked of the pool and not known to be done, including those a reset
-            # dropped: the pool is stopped only once they are done (NOTE [stopping the pool]).
-            self._in_flight = []
-            # At exit, stop it that way before multiprocessing's own exit handler (registered
-            # earlier, so run later) would terminate it.
-            self._stop_at_exit = functools.partial(_stop_at_exit, os.getpid(), self._pool,
-                                                   self._in_flight)
-            atexit.register(self._stop_at_exit)
-        in_flight = self._in_flight
+            stopper = self._stopper = _PoolStopper(self._pool)
+            # At exit, stop it our way before multiprocessing's own exit handler (registered
+            # earlier, so run later) would terminate it (NOTE [stopping the pool]).
+            atexit.register(stopper)
         while len(pending) <= self.n_prefetch:
             self._prefetch_state, indices = _advance(
                 self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
@@ -181,8 +177,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             result = None
             if indices is not None:
                 result = self._pool.map_async(_read_example, indices.tolist())
-                in_flight[:] = [read for read in in_flight if not read.ready()]
-                in_flight.append(result)
+                stopper.forget_done()
+                stopper.in_flight.append(result)
             pending.append((self._prefetch_state, result))
 
     def _wait(self, result: Any) -> list[Any]:
@@ -206,10 +202,13 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         """
         if self._finalized:
             return
-        if self._pool is not None:
-            atexit.unregister(self._stop_at_exit)
-            _stop(self._pool, self._in_flight)
+        stopper = self._stopper
+        if stopper is not None and stopper.pool is not None:  # not already stopped at exit
+            stopper()
+            # Only once it is done: a second Ctrl-C during the wait leaves it for the exit.
+            atexit.unregister(stopper)
         self._pool = None
+        self._stopper = None
         self._pending = None
         self._finalized = True
 
@@ -261,8 +260,7 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         # The pool and the minibatches read ahead stay behind; the copy restarts them.
         state = self.__dict__.copy()
         state["_pool"] = None
-        state.pop("_stop_at_exit", None)
-        state.pop("_in_flight", None)
+        state["_stopper"] = None
         state["_pending"] = collections.deque()
         state["_prefetch_state"] = state["_state"]
         return state
@@ -271,11 +269,30 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         self.__dict__.update(state)
 
 
-def _stop_at_exit(pid: int, pool: multiprocessing.pool.Pool, results: list[Any]) -> None:
-    """:func:`_stop`, in the process that made ``pool`` only (a child made by a bare
-    ``os.fork`` inherits the exit handlers but not the pool's threads)."""
-    if os.getpid() == pid:
-        _stop(pool, results)
+class _PoolStopper:
+    """Stops one pool, once, the way NOTE [stopping the pool] says; the exit handler too.
+
+    Only in the process that made the pool: a child made by a bare ``os.fork`` inherits the
+    iterator and the exit handlers, but not the pool's threads, and must leave it alone.
+    """
+
+    def __init__(self, pool: multiprocessing.pool.Pool) -> None:
+        self.pool: multiprocessing.pool.Pool | None = pool
+        self.pid = os.getpid()
+        # Every read asked of the pool and not known to be done, those a reset dropped too.
+        self.in_flight: list[Any] = []
+
+    def forget_done(self) -> None:
+        """Drops the reads that are done (and the minibatches they hold)."""
+        self.in_flight[:] = [read for read in self.in_flight if not read.ready()]
+
+    def __call__(self) -> None:
+        pool = self.pool
+        if pool is None or os.getpid() != self.pid:
+            return
+        _stop(pool, self.in_flight)
+        self.pool = None  # after the wait: an interrupted stop is tried again at exit
+        self.in_flight.clear()
 
 
 def _stop(pool: multiprocessing.pool.Pool, results: list[Any]) -> None:

@@ -125,9 +125,11 @@ def test_a_script_that_never_finalizes_stops_its_pool_the_same_way_at_exit(tmp_p
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone_at_exit():
-    # The child inherits the exit handler but not the pool: it must exit at once. (It still
-    # prints multiprocessing's own complaint from that module's exit handler.)
+@pytest.mark.parametrize("child_drops_its_copy", [False, True])
+def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone(child_drops_its_copy):
+    # The child inherits the iterator and the exit handler but not the pool's threads: it
+    # must exit at once. (It still prints multiprocessing's complaint from that module's own
+    # exit handler.)
     script = (
         "import os, sys, time\n"
         "from chainer_compat import iterators\n"
@@ -141,6 +143,8 @@ def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone_at_exit():
         "start = time.monotonic()\n"
         "child = os.fork()\n"
         "if child == 0:\n"
+        "    if sys.argv[1] == 'drop':\n"
+        "        del iterator  # finalizes the child's copy\n"
         "    sys.exit(0)\n"
         "_, status = os.waitpid(child, 0)\n"
         "print(os.waitstatus_to_exitcode(status), round(time.monotonic() - start, 2),\n"
@@ -148,7 +152,8 @@ def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone_at_exit():
         # multiprocessing's own exit handler in the child has sent the parent's pool its
         # stop messages through the shared queues, so the parent skips its own clean-up.
         "os._exit(0)\n")
-    completed = subprocess.run([sys.executable, "-W", "ignore", "-c", script],
+    mode = "drop" if child_drops_its_copy else "keep"
+    completed = subprocess.run([sys.executable, "-W", "ignore", "-c", script, mode],
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
     exit_code, seconds = completed.stdout.split()

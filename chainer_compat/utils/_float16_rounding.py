@@ -18,10 +18,14 @@ import numpy
 # 0.4 ms: round the 23-bit significand to float16's 10 bits, to nearest with ties to even,
 # by adding 0xFFF plus the lowest kept bit and clearing the 13 bits below it (a carry moves
 # into the exponent, as rounding up a significand of all ones should). That is exact rounding
-# for results in float16's normal range. An array with any other value takes the cast:
+# for results in float16's normal range. Entries with any other value take the cast:
 # magnitudes from 65520 up (which round to inf in float16), inf and NaN, and nonzero
-# magnitudes below 2**-14 (float16's subnormals have fewer significant bits). NumPy's float16
-# loops are ten times slower still on subnormals (small gradients), and the cast is not.
+# magnitudes below 2**-14 (float16's subnormals have fewer significant bits). An overflow
+# then warns (or raises, under numpy.errstate) as "overflow encountered in cast" where NumPy's
+# loop names the operation; the values and the errstate switch that applies are the same.
+# (Recomputing the few entries outside the normal range with NumPy's own loop, to keep its
+# wording, needs the step's operands kept apart from its result: two more full-size buffers,
+# whose page faults cost more than the loops this saves on one- and two-step uses.)
 _MAGNITUDE = numpy.uint32(0x7FFF_FFFF)
 _DROPPED_BITS = 13  # float32's 23 significand bits less float16's 10
 _KEPT = numpy.uint32(0xFFFF_E000)
@@ -37,17 +41,26 @@ def round_to_float16(values: Any) -> None:
     bits = values.view(numpy.uint32)
     magnitude = bits & _MAGNITUDE
     # (magnitude - 1) wraps to the largest uint32 for zeros, which round exactly.
-    unsafe = (magnitude - numpy.uint32(1)) < _SMALLEST_NORMAL - numpy.uint32(1)
-    unsafe |= magnitude >= _ROUNDS_TO_INF
-    if unsafe.any():
-        # The cast handles everything, and float16 subnormals are common in small gradients.
+    outside = (magnitude - numpy.uint32(1)) < _SMALLEST_NORMAL - numpy.uint32(1)
+    outside |= magnitude >= _ROUNDS_TO_INF
+    count = numpy.count_nonzero(outside)
+    if count > values.size // 8:  # many (small gradients): one cast of the whole array
         numpy.copyto(values, values.astype(numpy.float16))
         return
+    # The few others are cast one by one, found in one dimension where the memory is
+    # contiguous (a twentieth of the cost of n-d indices).
+    if count and (values.flags.c_contiguous or values.flags.f_contiguous):
+        flat, where = values.ravel(order="K"), numpy.flatnonzero(outside.ravel(order="K"))
+    else:
+        flat, where = values, outside
+    cast = flat[where].astype(numpy.float16) if count else None
     lowest_kept = bits >> _DROPPED_BITS
     lowest_kept &= numpy.uint32(1)
     lowest_kept += _HALF_STEP_BELOW
     bits += lowest_kept
     bits &= _KEPT
+    if cast is not None:
+        flat[where] = cast
 
 
 def float16_steps(first: Any, *steps: tuple[Any, Any]) -> Any:
@@ -60,9 +73,10 @@ def float16_steps(first: Any, *steps: tuple[Any, Any]) -> Any:
             ``numpy.add`` with a float16 operand that broadcasts against ``first``.
 
     Returns:
-        ``ufunc_n(... ufunc_1(first, operand_1) ..., operand_n)`` as a new float16 array.
+        ``ufunc_n(... ufunc_1(first, operand_1) ..., operand_n)`` as a new float16 ndarray
+        (a subclass such as ``numpy.memmap`` is not kept, as NumPy's loops do not keep it).
     """
-    values = first.astype(numpy.float32)
+    values = numpy.asarray(first).astype(numpy.float32)
     for i, (ufunc, operand) in enumerate(steps):
         ufunc(values, numpy.asarray(operand, numpy.float32), out=values)
         if i < len(steps) - 1:  # the last step is rounded by the cast

@@ -106,7 +106,7 @@ def _squared_deviations(x: Any, mean: Any) -> Any:
         return centered
     # NumPy's float16 subtract and multiply compute in float32 and round to float16; so does
     # this, several times faster (NOTE [float16 steps in float32]).
-    wide = x.astype(numpy.float32)
+    wide = numpy.asarray(x).astype(numpy.float32)
     wide -= mean.astype(numpy.float32)
     round_to_float16(wide)
     wide *= wide

@@ -698,33 +698,29 @@ class Variable:
         return backend.get_device_from_array(self._array)
 
     # ----------------------------------------------------------------------------- gradient
-    @property
-    def grad(self) -> Any:
+    def _grad_array(self) -> Any:
         """The gradient array, or None."""
         grad_var = self._grad_var
         return None if grad_var is None else grad_var._array
 
-    @grad.setter
-    def grad(self, g: Any) -> None:
+    def _set_grad(self, g: Any) -> None:
         if g is not None:
             _check_grad_type(None, self, False, g)
         self._grad_var = None if g is None else Variable(g)
 
-    @property
-    def _grad(self) -> Any:
-        # compat: Chainer 7 keeps the gradient array in this attribute, and code that reaches
-        # past the API reads it and adds into it (der-network's `param._grad += g`). Setting it
-        # skips the checks of `grad`, as assigning Chainer's attribute did.
-        grad_var = self._grad_var
-        return None if grad_var is None else grad_var._array
+    grad = property(_grad_array, _set_grad)
 
-    @_grad.setter
-    def _grad(self, g: Any) -> None:
+    def _set_grad_unchecked(self, g: Any) -> None:
         grad_var = self._grad_var
         if g is None:
             self._grad_var = None
         elif grad_var is None or grad_var._array is not g:
             self._grad_var = Variable(g)
+
+    # compat: Chainer 7 keeps the gradient array in this attribute, and code that reaches past
+    # the API reads it and adds into it (der-network's `param._grad += g`). Setting it skips
+    # the checks of `grad`, as assigning Chainer's attribute did.
+    _grad = property(_grad_array, _set_grad_unchecked)
 
     @property
     def grad_var(self) -> Variable | None:
@@ -1180,7 +1176,7 @@ class Parameter(Variable):
 
     @grad.setter
     def grad(self, g: Any) -> None:
-        Variable.grad.fset(self, g)  # type: ignore[attr-defined]
+        Variable._set_grad(self, g)
         self._validate_grad()
 
     def _validate_grad(self) -> None:

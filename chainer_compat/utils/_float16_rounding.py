@@ -63,6 +63,15 @@ def round_to_float16(values: Any) -> None:
         flat[where] = cast
 
 
+def steps_apply(full_size: tuple[Any, ...], others: tuple[Any, ...] = ()) -> bool:
+    """Whether :func:`float16_steps` may stand in for NumPy's loops on these operands: every
+    one a float16 NumPy array, and the ``full_size`` ones C-contiguous, so that each step's
+    result is C-contiguous as NumPy's would be (later sums add in the same order)."""
+    return (all(isinstance(a, numpy.ndarray) and a.dtype == numpy.float16
+                for a in (*full_size, *others))
+            and all(a.flags.c_contiguous for a in full_size))
+
+
 def float16_steps(first: Any, *steps: tuple[Any, Any]) -> Any:
     """Applies ``steps`` to the float16 array ``first`` as NumPy's float16 loops would, and
     returns the float16 result (NOTE [float16 steps in float32]).

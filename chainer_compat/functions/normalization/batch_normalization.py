@@ -20,6 +20,7 @@ from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
 from chainer_compat.utils._float16_rounding import float16_steps, round_to_float16
+from chainer_compat.utils._float16_rounding import steps_apply as _pure_float16
 from chainer_compat.utils._reduction_order import (
     mean_in_numpy1_order,
     sum_in_numpy1_order,
@@ -307,7 +308,7 @@ def _gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, gy: Any, mean
     ``inv_std``, in Chainer's arithmetic."""
     count = x.size // gamma.size
     shape = _expanded_shape(x.shape, _kept_axis(x.ndim, axis))
-    if _pure_float16(x, gy, gamma, mean, inv_std):
+    if _pure_float16((x, gy), (gamma, mean, inv_std)):
         return _float16_gradient_arrays(indexes, x, gamma, gy, mean, inv_std, axis, count,
                                         shape)
     normalized = x - mean.reshape(shape)
@@ -334,15 +335,6 @@ def _gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, gy: Any, mean
     if 2 in indexes:
         grads.append(g_beta.astype(gamma.dtype, copy=False))
     return grads
-
-
-def _pure_float16(x: Any, gy: Any, *others: Any) -> bool:
-    """Whether every array is a float16 NumPy array, and ``x`` and ``gy`` are C-contiguous:
-    then each elementwise step can run in float32 with float16 rounding, and every result is
-    C-contiguous as NumPy's would be (later sums add in the same order)."""
-    return (all(isinstance(a, numpy.ndarray) and a.dtype == numpy.float16
-                for a in (x, gy, *others))
-            and x.flags.c_contiguous and gy.flags.c_contiguous)
 
 
 def _float16_gradient_arrays(indexes: tuple[int, ...], x: Any, gamma: Any, gy: Any, mean: Any,

@@ -23,16 +23,8 @@ from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.functions.normalization.batch_normalization import _float16_mean
 from chainer_compat.utils import type_check
 from chainer_compat.utils._float16_rounding import float16_steps
+from chainer_compat.utils._float16_rounding import steps_apply as _pure_float16
 from chainer_compat.utils._reduction_order import mean_in_numpy1_order, sum_in_numpy1_order
-
-
-def _pure_float16(first: Any, *others: Any) -> bool:
-    """Whether these are float16 NumPy arrays, the first C-contiguous: then NumPy's float16
-    steps can run as :func:`float16_steps`, with the same bits and layouts, faster (NOTE
-    [float16 steps in float32])."""
-    return (isinstance(first, numpy.ndarray) and first.flags.c_contiguous
-            and all(isinstance(a, numpy.ndarray) and a.dtype == numpy.float16
-                    for a in (first, *others)))
 
 
 class GroupNormalization(FunctionNode):
@@ -83,7 +75,7 @@ class GroupNormalization(FunctionNode):
         # NumPy's mean does (float32 sums for float16), and the scale 1 / sqrt(var + eps).
         grouped = x.reshape(batch_size * self.groups, -1)
         mean = _row_mean(xp, grouped, dtype)
-        steps = _pure_float16(grouped, gamma, beta)
+        steps = _pure_float16((grouped,), (gamma, beta))
         if steps:
             centered = float16_steps(grouped, (numpy.subtract, mean))
             squared = float16_steps(centered, (numpy.multiply, centered))
@@ -235,7 +227,7 @@ class _XHatGrad(_OfStatistics):
         self.normalized = None  # recomputed by _XHat when differentiated again
         # compat: means in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
         g_mean = mean_in_numpy1_order(g_normalized, 1, keepdims=True)
-        if _pure_float16(g_normalized, normalized, self.inv_std) and normalized.flags.c_contiguous:
+        if _pure_float16((g_normalized, normalized), (self.inv_std,)):
             g_projection = mean_in_numpy1_order(
                 float16_steps(g_normalized, (numpy.multiply, normalized)), 1, keepdims=True)
             # The same steps in Python's order: (g - g_mean) - normalized g_projection, then

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy
 
@@ -83,22 +83,22 @@ def _softmax_parts(xp: Any, x: Any) -> tuple[Any, Any, Any, Any]:
 # divided by the sum, which is one exp cheaper and differs in the last bits).
 def _log_normalizer(xp: Any, peak: Any, total: Any) -> Any:
     """``log_z``, the log of the sum of exp(x) along axis 1, rounded as Chainer rounds it."""
+    if xp is not numpy:  # one launch: NOTE [fused CuPy kernels]
+        return _cupy_kernels().log_normalizer(total, peak)
     log_z = xp.log(total)
     log_z += peak
     return log_z
 
 
 def _softmax(xp: Any, x: Any) -> Any:
-    if xp is not numpy:  # the fused CuPy kernels' arithmetic: NOTE [fused CuPy kernels]
-        _, _, exp_shifted, total = _softmax_parts(xp, x)
-        exp_shifted /= total
-        return exp_shifted
     peak, _, _, total = _softmax_parts(xp, x)
     return _softmax_from(xp, x, _log_normalizer(xp, peak, total))
 
 
 def _softmax_from(xp: Any, x: Any, log_z: Any) -> Any:
     """exp(x - log_z), in one new array (NOTE [Chainer's rounding])."""
+    if xp is not numpy:  # one launch: NOTE [fused CuPy kernels]
+        return _cupy_kernels().softmax(x, log_z)
     y = x - log_z
     xp.exp(y, out=y)
     return y
@@ -142,21 +142,39 @@ def _subtract_one_at_classes(xp: Any, array: Any, labels: Any) -> None:
 # On CuPy every array operation is a kernel launch that costs the host about 9 us whatever the
 # array's size (H200, CuPy 14.2), and fancy indexing several launches: the label picking and the
 # subtraction of the one-hot labels took about 130 us each, and the loss as array expressions
-# about 480 us forward and 350 us backward for a 128 x 10 batch. For integer labels without
+# about 480 us forward and 350 us backward for a 128 x 10 batch. So on CuPy log_z and the
+# softmax exp(x - log_z) are one elementwise kernel each; and for integer labels without
 # class_weight and with reduce='mean', one elementwise kernel picks, masks and counts the labels
-# and another scales the two sums (8 launches in all after the softmax's), and the gradient is
-# one elementwise kernel. The arithmetic and its order are those of the array expressions, so
+# and another scales the two sums, and the gradient is one elementwise kernel. Each kernel does
+# the arithmetic of NOTE [Chainer's rounding] in the array expressions' order and precision, so
 # the values are the same, but for two details: an ignored label's gradient is +0 where the
 # expressions' multiplication by the mask may give -0 (Chainer's CUDA kernel writes +0 too),
 # and the scale gloss * coeff stays in float32 for float16 inputs where the expressions round
 # it to float16 when coeff is a Python float (normalize=False). A label out of range gives NaN
 # instead of an out-of-bounds read. Every other case, and NumPy, keeps the array expressions.
+# (The first version took the softmax as exp(x - max) / sum, one launch fewer with no cached
+# softmax; on an H200 its values moved from the expressions' by up to two units in the last
+# place, so the kernels now compute log_z as the expressions do.)
+class _CupyKernels(NamedTuple):
+    log_normalizer: Any  # (total, peak) -> log(total) + peak
+    softmax: Any  # (x, log_z) -> exp(x - log_z)
+    pick: Any  # (t, x, log_z, n_class, rest, ignore_label) -> (log_p, valid)
+    mean: Any  # (sum of log_p, count) -> (loss, coeff)
+    gradient: Any  # (y, t, gloss, coeff, n_class, rest, ignore_label) -> gx
+
+
 @functools.cache
-def _cupy_kernels() -> tuple[Any, Any, Any]:
-    """The three kernels of NOTE [fused CuPy kernels]: pick, mean and gradient."""
+def _cupy_kernels() -> _CupyKernels:
+    """The kernels of NOTE [fused CuPy kernels], compiled on first use."""
     cupy = sys.modules["cupy"]  # reached with CuPy arrays only
+    log_normalizer = cupy.ElementwiseKernel(
+        "T total, T peak", "T log_z", "log_z = T(log(total)) + peak",
+        "chainer_compat_softmax_cross_entropy_log_z")
+    softmax = cupy.ElementwiseKernel(
+        "T x, T log_z", "T y", "y = exp(T(x - log_z))",
+        "chainer_compat_softmax_cross_entropy_softmax")
     pick = cupy.ElementwiseKernel(
-        "S t, raw T shifted, raw T log_total, int32 n_class, int32 rest, S ignore_label",
+        "S t, raw T x, raw T log_z, int32 n_class, int32 rest, S ignore_label",
         "T log_p, T valid",
         """
         if (t == ignore_label) {
@@ -167,7 +185,7 @@ def _cupy_kernels() -> tuple[Any, Any, Any]:
             valid = T(1.0f);
         } else {
             const ptrdiff_t sample = i / rest, unit = i % rest;
-            log_p = shifted[(sample * n_class + t) * rest + unit] - log_total[i];
+            log_p = x[(sample * n_class + t) * rest + unit] - log_z[i];
             valid = T(1.0f);
         }
         """,
@@ -189,7 +207,7 @@ def _cupy_kernels() -> tuple[Any, Any, Any]:
         }
         """,
         "chainer_compat_softmax_cross_entropy_grad")
-    return pick, mean, gradient
+    return _CupyKernels(log_normalizer, softmax, pick, mean, gradient)
 
 
 def _units(x: Any) -> int:
@@ -267,18 +285,15 @@ class SoftmaxCrossEntropy(FunctionNode):
             return self._forward_empty(xp, x, t)
 
         peak, shifted, exp_shifted, total = _softmax_parts(xp, x)
-        if (xp is not numpy and self.class_weight is None and self.reduce == "mean"
-                and not self.soft_target):
-            if self.cache_score:
-                exp_shifted /= total
-                self.y = exp_shifted
-            return self._fused_mean_loss(xp, x, t, shifted, xp.log(total))
         del shifted, exp_shifted
         log_z = _log_normalizer(xp, peak, total)  # NOTE [Chainer's rounding]
         # The cached softmax costs a pass over x; without backprop no backward will read it
         # (a backward that finds none recomputes the same values).
         if self.cache_score and thread_flags.flags.enable_backprop:
             self.y = _softmax_from(xp, x, log_z)
+        if (xp is not numpy and self.class_weight is None and self.reduce == "mean"
+                and not self.soft_target):
+            return self._fused_mean_loss(xp, x, t, log_z)
         if self.soft_target:
             return self._soft_target_loss(xp, x, t, x - log_z)
 
@@ -307,17 +322,16 @@ class SoftmaxCrossEntropy(FunctionNode):
         loss = sum_in_numpy1_order(log_p, dtype=_reduction_dtype(x.dtype)) * -self._coeff
         return utils.force_array(loss, x.dtype).reshape(()),
 
-    def _fused_mean_loss(self, xp: Any, x: Any, t: Any, shifted: Any,
-                         log_total: Any) -> tuple[Any, ...]:
+    def _fused_mean_loss(self, xp: Any, x: Any, t: Any, log_z: Any) -> tuple[Any, ...]:
         """The mean loss on CuPy in two kernels: NOTE [fused CuPy kernels]."""
-        pick, mean, _ = _cupy_kernels()
-        log_p, valid = pick(t, shifted.ravel(), log_total.ravel(), x.shape[1], _units(x),
-                            self.ignore_label)
+        kernels = _cupy_kernels()
+        log_p, valid = kernels.pick(t, xp.ascontiguousarray(x).ravel(), log_z.ravel(),
+                                    x.shape[1], _units(x), self.ignore_label)
         dtype = _reduction_dtype(x.dtype)
         count = valid.sum(dtype=dtype) if self.normalize else numpy.dtype(dtype).type(len(x))
         loss = xp.empty((), x.dtype)
         self._coeff = xp.empty((), dtype)
-        mean(log_p.sum(dtype=dtype), count, loss, self._coeff)
+        kernels.mean(log_p.sum(dtype=dtype), count, loss, self._coeff)
         return loss,
 
     def _forward_empty(self, xp: Any, x: Any, t: Any) -> tuple[Any, ...]:
@@ -408,8 +422,8 @@ def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
         if not backend.is_cupy_array(coeff):
             # A 0-d array, not a scalar: CuPy binds the kernel's F from arrays only.
             coeff = xp.asarray(coeff, _reduction_dtype(x.dtype))
-        return _cupy_kernels()[2](y, t.ravel(), gloss, coeff, x.shape[1], _units(x),
-                                  ignore_label)
+        return _cupy_kernels().gradient(y, t.ravel(), gloss, coeff, x.shape[1], _units(x),
+                                        ignore_label)
     # The cached softmax may be read by a later backward again: work on a copy. The scalings
     # are separate products, in Chainer's order, for Chainer's rounding (NOTE [Chainer's
     # rounding]); each is in place, so gx keeps x's dtype.

@@ -137,7 +137,7 @@ def test_cupy_parameter_gets_cupy_state_and_matches_the_numpy_update(name, cupy)
 
     results = []
     for xp in (numpy, cupy):
-        link = _link(xp.asarray(param))
+        link = _link(xp.array(param))  # a copy: the NumPy run updates its array in place
         optimizer = cls()
         optimizer.setup(link)
         for grad in grads:

@@ -35,14 +35,6 @@ _ALL_INPUTS = _ALL_INDEXES
 _FIRST_ONLY = _ALL_INDEXES[1]
 
 
-def _any_cupy(arrays: tuple[Any, ...]) -> bool:
-    """Whether any array is a CuPy array; plain ndarrays and Nones are skipped without a call."""
-    for array in arrays:
-        if type(array) is not _ndarray and array is not None and backend.is_cupy_array(array):
-            return True
-    return False
-
-
 class _MissingGradient(ValueError, IndexError):
     """An old-style backward returned no gradient for an input that needs one.
 
@@ -215,10 +207,10 @@ class FunctionAdapter(FunctionNode):
         if on_numpy and type(function).backward is _function_base_backward:
             # Function.backward's dispatch, inlined for the common case.
             input_grads = function.backward_cpu(in_data, grad_data)
-        elif on_numpy or not (_any_cupy(in_data) or _any_cupy(grad_data)):
+        elif on_numpy or (device := backend.cuda_device_to_enter(in_data + grad_data)) is None:
             input_grads = function.backward(in_data, grad_data)
         else:
-            with backend.get_device_from_array(*(in_data + grad_data)).create_context():
+            with device:
                 input_grads = function.backward(in_data, grad_data)
 
         if type(input_grads) is not tuple:

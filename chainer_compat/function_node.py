@@ -283,10 +283,10 @@ class FunctionNode:
             self._input_indexes_to_retain = None
         if self._output_indexes_to_retain is not None:
             self._output_indexes_to_retain = None
-        if on_numpy:
+        if on_numpy or (device := backend.cuda_device_to_enter(in_data)) is None:
             outputs = self.forward(in_data)
         else:
-            with backend.get_device_from_array(*in_data).create_context():
+            with device:
                 outputs = self.forward(in_data)
 
         # 5. Validate and wrap the outputs (_new_variable inlined: the hottest loop of the
@@ -384,10 +384,10 @@ class FunctionNode:
         """
         gpu = []
         for index, array in enumerate(in_data):
-            if isinstance(array, _ndarray):
-                gpu.append(False)
-            elif backend.is_cupy_array(array):
+            if backend.is_cupy_array(array):  # first: a CuPy stand-in in tests is an ndarray
                 gpu.append(True)
+            elif isinstance(array, _ndarray):
+                gpu.append(False)
             elif array is None and inputs[index] is None:
                 continue
             elif array is None:

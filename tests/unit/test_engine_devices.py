@@ -80,8 +80,10 @@ class RecordsDevice(FunctionNode):
     def __init__(self, runtime: _TwoDevices) -> None:
         self.runtime = runtime
         self.seen: list[int] = []
+        self.seen_in_forward: list[int] = []
 
     def forward(self, inputs):
+        self.seen_in_forward.append(self.runtime.current[-1])
         return inputs[0] * 2,
 
     def backward(self, indexes, grad_outputs):
@@ -152,9 +154,48 @@ def test_a_step_on_the_current_gpu_enters_no_device(two_gpus):
     node = RecordsDevice(runtime)
     y, = node.apply((x,))
     y.grad = _on(module, 1, [1.0, 1.0])
+    y.backward()
+    assert node.seen_in_forward == [1] and node.seen == [1]
+    assert runtime.entered == []  # apply and the step found device 1 current already
+
+
+def test_apply_on_another_gpu_runs_forward_there_and_restores_the_current_one(two_gpus):
+    module, runtime = two_gpus
+    node = RecordsDevice(runtime)
+    y, = node.apply((_on(module, 1, [1.0]),))
+    assert node.seen_in_forward == [1] and runtime.entered == [1]
+    assert runtime.current == [0]
+    assert y.array.device.id == 1
+
+
+class OldStyleRecordsDevice(chainer_compat.Function):
+    """An old-style y = 2x whose backward notes which device was current."""
+
+    def __init__(self, runtime: _TwoDevices) -> None:
+        self.runtime = runtime
+        self.seen: list[int] = []
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, inputs, grad_outputs):
+        self.seen.append(self.runtime.current[-1])
+        return grad_outputs[0] * 2.0,
+
+
+@pytest.mark.parametrize("current", [0, 1])
+def test_an_old_style_backward_runs_on_its_arrays_gpu(two_gpus, current):
+    module, runtime = two_gpus
+    runtime.current = [current]
+    function = OldStyleRecordsDevice(runtime)
+    y = function(Variable(_on(module, 1, [1.0, 2.0])))
+    y.grad = _on(module, 1, [1.0, 1.0])
     runtime.entered.clear()
     y.backward()
-    assert node.seen == [1] and runtime.entered == []
+    assert function.seen == [1] and runtime.current == [current]
+    # The engine's step enters device 1 when it is not current; the adapter inside it then
+    # finds it current and enters nothing more.
+    assert runtime.entered == ([] if current == 1 else [1])
 
 
 def test_hooks_run_inside_the_device_of_the_step(two_gpus):

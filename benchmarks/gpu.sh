@@ -4,6 +4,8 @@
 # (e.g. -r 9, --json gpu.json). Exit status: pytest's, else run.py's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# This checkout's package, installed or not (a GPU image may hold CuPy but not chainer_compat).
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 python="${PYTHON:-python3}"
 
 if ! "$python" -c "import cupy, sys; sys.exit(cupy.cuda.runtime.getDeviceCount() == 0)" 2>/dev/null; then

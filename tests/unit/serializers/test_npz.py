@@ -229,3 +229,34 @@ def test_dictionary_serializer_refuses_a_variable_instead_of_storing_an_object_a
 def test_dictionary_serializer_stores_lists_tuples_and_scalars_as_arrays(value, stored):
     target = npz.serialize(_Stores(value))
     assert numpy.asarray(target["v"]).tolist() == stored
+
+
+@pytest.mark.gpu
+def test_cupy_state_saves_and_loads_into_either_device(cupy):
+    source = Tree()
+    randomize(source, 6)
+    source.leaf.running = numpy.arange(3, dtype=numpy.float32) + 1
+    source.to_gpu()
+    assert isinstance(source.leaf.running, cupy.ndarray)
+    stream = io.BytesIO()
+    serializers.save_npz(stream, source)
+
+    on_cpu = Tree()
+    stream.seek(0)
+    serializers.load_npz(stream, on_cpu)
+    assert isinstance(on_cpu.leaf.W.array, numpy.ndarray)
+    assert isinstance(on_cpu.leaf.running, numpy.ndarray)
+
+    on_gpu = Tree()
+    on_gpu.to_gpu()
+    weight, running = on_gpu.leaf.W.array, on_gpu.leaf.running
+    stream.seek(0)
+    serializers.load_npz(stream, on_gpu)
+    assert on_gpu.leaf.W.array is weight  # loaded in place, on the device
+    assert isinstance(on_gpu.leaf.running, cupy.ndarray)
+    assert running is on_gpu.leaf.running
+
+    source.to_cpu()
+    on_gpu.to_cpu()
+    assert_same_state(source, on_cpu)
+    assert_same_state(source, on_gpu)

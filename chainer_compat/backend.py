@@ -511,14 +511,20 @@ def cuda_device_to_enter(arrays: tuple[Any, ...]) -> Any:
     none or its device is current already (then entering it would change nothing).
 
     The hot paths (apply, an old-style backward) enter a device only when it is not current:
-    building a GpuDevice and entering its context cost the host microseconds a node.
+    building a GpuDevice and entering its context cost the host microseconds a node. So a
+    forward that itself makes another device current (``cupy.cuda.Device(n).use()``) is not
+    undone when its arrays' device was current already, where Chainer 7, which enters the
+    device around every forward, undoes it; the engine's backward steps skip the same way.
     """
     cls: Any = _cupy_ndarray()
     if cls is None:
         return None
     for array in arrays:
         if isinstance(array, cls):
-            device_id = array.device.id
+            device = array.device
+            if device is None:  # only a stand-in's array has no device
+                continue
+            device_id = device.id
             if device_id == current_cuda_device_id():
                 return None
             # A fresh Device: one instance's device stack is not thread-safe.

@@ -8,6 +8,7 @@ from gradient_paths import assert_same_gradient, input_gradient_both_ways
 
 import chainer_compat
 from chainer_compat import gradient_check
+from chainer_compat.functions.loss import softmax_cross_entropy as sce
 from chainer_compat.functions.loss.softmax_cross_entropy import softmax_cross_entropy
 from chainer_compat.utils import type_check
 
@@ -329,9 +330,11 @@ def test_second_backward_reads_the_cached_softmax_unchanged(xp):
 @pytest.mark.parametrize("ignored", [(), (0, 2), (0, 1, 2, 3, 4, 5)])
 def test_fused_cupy_kernels_match_the_array_expressions(cupy, dtype, shape, normalize,
                                                          cache_score, ignored):
-    # NOTE [fused CuPy kernels]: a class_weight of ones takes the array expressions, and
-    # multiplying by 1 is exact, so the two paths agree but for the sign of an ignored label's
-    # zero gradient and, in float16 without normalize, the rounding of the scale (one ulp).
+    # NOTE [fused CuPy kernels]: a class_weight of ones takes the array expressions for the
+    # picking, the mean and the gradient (log_z and the softmax are the same kernels on both
+    # paths: the next test pins those to the expressions), and multiplying by 1 is exact, so
+    # the two paths agree but for the sign of an ignored label's zero gradient and, in float16
+    # without normalize, the rounding of the scale (one ulp).
     rng = numpy.random.default_rng(11)
     x_array, t = _problem(rng, shape, dtype, ignored=ignored)
     gloss = cupy.asarray(rng.standard_normal(()), dtype)
@@ -357,6 +360,34 @@ def test_fused_cupy_kernels_match_the_array_expressions(cupy, dtype, shape, norm
         labels = t.reshape(shape[0], -1)
         for sample, unit in zip(*numpy.nonzero(labels == -1)):
             assert not numpy.signbit(rows[sample, :, unit]).any()
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+@pytest.mark.parametrize("layout", ["matrix", "more axes", "transposed"])
+def test_log_z_and_the_softmax_have_the_array_expressions_bits(xp, dtype, layout):
+    # NOTE [fused CuPy kernels]: on CuPy each is one elementwise kernel, written to round as
+    # these expressions do (NOTE [Chainer's rounding]); on NumPy they are these expressions.
+    rng = numpy.random.default_rng(12)
+    if layout == "matrix":
+        x = rng.standard_normal((6, 7))
+    elif layout == "more axes":
+        x = rng.standard_normal((3, 7, 2, 4))
+    else:
+        x = rng.standard_normal((7, 6)).T  # not contiguous
+    x = xp.asarray(4 * x).astype(dtype)
+    peak, _, _, total = sce._softmax_parts(xp, x)
+
+    log_z = sce._log_normalizer(xp, peak, total)
+    expected = xp.log(total)
+    expected += peak
+    assert log_z.dtype == dtype and log_z.shape == expected.shape
+    assert _host(log_z).tobytes() == _host(expected).tobytes()
+
+    y = sce._softmax_from(xp, x, log_z)
+    expected = x - log_z
+    xp.exp(expected, out=expected)
+    assert y.dtype == dtype and y.shape == x.shape
+    assert _host(y).tobytes() == _host(expected).tobytes()
 
 
 def test_label_out_of_range_gives_nan_on_cupy(cupy):

@@ -152,10 +152,8 @@ def _subtract_one_at_classes(xp: Any, array: Any, labels: Any) -> None:
 # and the scale gloss * coeff stays in float32 for float16 inputs where the expressions round
 # it to float16 when coeff is a Python float (normalize=False). A label out of range gives NaN
 # instead of an out-of-bounds read. Every other case takes the array expressions for the
-# picking, the mean and the gradient; NumPy takes them for everything.
-# (The first version took the softmax as exp(x - max) / sum, one launch fewer with no cached
-# softmax; on an H200 its values moved from the expressions' by up to two units in the last
-# place, so the kernels now compute log_z as the expressions do.)
+# picking, the mean and the gradient; NumPy takes them for everything. (exp(x - max) / sum
+# would save a launch when no softmax is cached, but differs in the last two bits.)
 class _CupyKernels(NamedTuple):
     log_normalizer: Any  # (total, peak) -> log(total) + peak
     softmax: Any  # (x, log_z) -> exp(x - log_z)

@@ -246,7 +246,7 @@ class _Run:
             indexes = tuple([i for i, x in enumerate(input_nodes) if x in self.targets])
         if not indexes:
             return
-        with device.create_context():
+        with device:
             self.step_with_any_hooks(func, indexes, output_grads, hooks)
         self.push_creators(func, indexes)
 
@@ -492,7 +492,7 @@ _VISIT_ALL_CODE = _Run.visit_all.__code__
 # does it only when that device is not the current one already, and looks at all only when a
 # gradient is not a NumPy array.
 def _other_device(func: FunctionNode, output_grads: tuple[Any, ...]) -> Any:
-    """The GpuDevice the step must make current, or None when no switch is needed."""
+    """The ``cupy.cuda.Device`` the step must enter, or None when no switch is needed."""
     for gy in output_grads:
         if gy is not None:
             if type(gy._array) is _ndarray:
@@ -500,14 +500,9 @@ def _other_device(func: FunctionNode, output_grads: tuple[Any, ...]) -> Any:
             break
     else:
         return None
-    arrays = [x._data for x in func.inputs]
-    arrays += [gy._array for gy in output_grads if gy is not None]
-    for array in arrays:
-        if backend.is_cupy_array(array):
-            if array.device.id == backend.current_cuda_device_id():
-                return None
-            return backend.GpuDevice(array.device)
-    return None
+    arrays = tuple([x._data for x in func.inputs])
+    arrays += tuple([gy._array for gy in output_grads if gy is not None])
+    return backend.cuda_device_to_enter(arrays)
 
 
 # NOTE [preset gradients]

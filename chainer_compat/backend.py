@@ -510,11 +510,11 @@ def cuda_device_to_enter(arrays: tuple[Any, ...]) -> Any:
     """The ``cupy.cuda.Device`` of the first CuPy array among ``arrays``, or None when there is
     none or its device is current already (then entering it would change nothing).
 
-    The hot paths (apply, an old-style backward) enter a device only when it is not current:
-    building a GpuDevice and entering its context cost the host microseconds a node. So a
-    forward that itself makes another device current (``cupy.cuda.Device(n).use()``) is not
-    undone when its arrays' device was current already, where Chainer 7, which enters the
-    device around every forward, undoes it; the engine's backward steps skip the same way.
+    The hot paths (apply, a backward step of the engine, an old-style backward) enter a device
+    only when it is not current: building a GpuDevice and entering its context cost the host
+    microseconds a node. So a forward or backward that itself makes another device current
+    (``cupy.cuda.Device(n).use()``) is not undone when its arrays' device was current
+    already, where Chainer 7, which enters the device around every forward, undoes it.
     """
     cls: Any = _cupy_ndarray()
     if cls is None:

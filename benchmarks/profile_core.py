@@ -1,14 +1,20 @@
-"""Where the microseconds of apply and the engine go: cProfile by function, callgrind by phase.
+"""Where the microseconds of apply and the engine go: cProfile by function, callgrind by phase,
+bytecodes by line.
 
     python benchmarks/profile_core.py cprofile [chain|old_style|ctx|fan_in] [-n 20000]
     python benchmarks/profile_core.py callgrind [-n 2000] [--top 12]
+    python benchmarks/profile_core.py bytecodes [chain|old_style|ctx|fan_in] [-n 200]
 
 ``cprofile`` profiles the forward pass (apply) and the backward pass (the engine) of one workload
 separately and lists the functions by own time per node. ``callgrind`` runs the workloads under
 ``valgrind --tool=callgrind`` and prints instructions per node for each phase (floor and
 chainer_compat, forward and backward, and freeing the graph): instruction counts do not move
-with the machine's load, so they are the figures to compare before and after a change. Imports
-``run`` (the workloads) and ``bench_spec``; needs valgrind on PATH for ``callgrind``.
+with the machine's load, so they are the figures to compare before and after a change.
+``bytecodes`` counts the bytecode instructions the interpreter executes per node, by function and
+by source line, in the forward and the backward of one workload: exact and repeatable like
+callgrind's counts, with no valgrind, and at the level of the Python lines that callgrind cannot
+see (its counts lie in the interpreter's C functions). Imports ``run`` (the workloads) and
+``bench_spec``; needs valgrind on PATH for ``callgrind``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import cProfile
 import functools
 import gc
 import glob
+import linecache
 import os
 import pstats
 import re
@@ -107,6 +114,60 @@ def profile_with_cprofile(kind: str, n: int, top: int) -> None:
             where = f"{_short(filename)}:{line}" if line else "~"
             print(f"{own / n * 1e6:>12.3f} {own / total:>6.1%} {calls / n:>11.2f}  "
                   f"{name} ({where})")
+
+
+# ================================================================================= bytecodes
+def profile_bytecodes(kind: str, n: int, top: int) -> None:
+    """Prints the bytecodes executed per node in the forward and backward of one workload.
+
+    A trace function with ``f_trace_opcodes`` set is called before every bytecode instruction
+    of every frame, so the counts are exact: what the interpreter executes, whatever the
+    machine's load (the instructions each bytecode costs still differ, so the counts say where
+    the Python-level work is, and callgrind how much it costs).
+    """
+    forward = _chain_forward(kind, n)
+    run._backward(forward()[1])  # warm-up: classes, caches, first-call paths
+    for phase in ("forward (apply)", "backward (engine)"):
+        if phase.startswith("forward"):
+            by_line = _count_bytecodes(forward)
+        else:
+            _, y = forward()
+            y.grad = numpy.ones(1, numpy.float32)
+            by_line = _count_bytecodes(y.backward)
+            del y
+        by_function: dict[tuple[str, str], int] = {}
+        for (filename, _, name), count in by_line.items():
+            by_function[filename, name] = by_function.get((filename, name), 0) + count
+        total = sum(by_line.values())
+        print(f"\n{kind} {phase}: {total / n:.1f} bytecodes per node")
+        print(f"{'per node':>9}  function")
+        for (filename, name), count in sorted(by_function.items(), key=lambda item: -item[1]):
+            if count / n >= 0.5:
+                print(f"{count / n:>9.1f}  {name} ({_short(filename)})")
+        print(f"{'per node':>9}  the {top} busiest lines")
+        for (filename, line, _), count in sorted(by_line.items(), key=lambda item: -item[1])[:top]:
+            source = linecache.getline(filename, line).strip()
+            print(f"{count / n:>9.1f}  {_short(filename)}:{line}  {source[:70]}")
+
+
+def _count_bytecodes(call: Callable[[], Any]) -> dict[tuple[str, int, str], int]:
+    """Runs ``call``; returns the bytecodes it executed by (file, line, function)."""
+    by_line: dict[tuple[str, int, str], int] = {}
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            code = frame.f_code
+            key = (code.co_filename, frame.f_lineno or 0, code.co_name)
+            by_line[key] = by_line.get(key, 0) + 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return by_line
 
 
 def _short(filename: str) -> str:
@@ -277,15 +338,19 @@ def _own_costs(annotate: str, path: str, total: int) -> list[tuple[int, str, str
 # ====================================================================================== main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("tool", choices=["cprofile", "callgrind", "phases"])
+    parser.add_argument("tool", choices=["cprofile", "callgrind", "bytecodes", "phases"])
     parser.add_argument("workload", nargs="?", default="chain",
                         choices=["chain", "old_style", "ctx", "fan_in"])
     parser.add_argument("-n", type=int, default=None,
-                        help="nodes (default 20000 for cprofile, 2000 for callgrind)")
-    parser.add_argument("--top", type=int, default=15, help="functions to list")
+                        help="nodes (default 20000 for cprofile, 2000 for callgrind, 200 for "
+                             "bytecodes)")
+    parser.add_argument("--top", type=int, default=15, help="functions (or lines) to list")
     args = parser.parse_args(argv)
     if args.tool == "cprofile":
         profile_with_cprofile(args.workload, args.n or 20_000, args.top)
+        return 0
+    if args.tool == "bytecodes":
+        profile_bytecodes(args.workload, args.n or 200, args.top)
         return 0
     if args.tool == "phases":
         run_phases(args.n or 2_000)

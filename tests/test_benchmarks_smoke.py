@@ -249,3 +249,29 @@ def test_gpu_profile_script_runs_on_numpy():
     for line in ("MLP train step", "F.softmax_cross_entropy forward + backward",
                  "chain of 100 'h * 2.0' nodes, per node", "cProfile of 2 MLP steps"):
         assert line in done.stdout
+
+
+def _bytecodes_report(workload: str, n: int) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "profile_core.py"),
+                           "bytecodes", workload, "-n", str(n), "--top", "5"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _per_node(report: str, function: str) -> float:
+    """The first per-node count listed for ``function`` in a bytecodes report."""
+    for line in report.splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[1] == function:
+            return float(fields[0])
+    raise AssertionError(f"{function} is not listed in:\n{report}")
+
+
+def test_bytecode_profile_counts_the_same_work_per_node_at_any_size():
+    # Every apply of a chain takes the same path, so its bytecodes per node do not depend on
+    # the chain's length: the counts are exact, not sampled.
+    small, large = _bytecodes_report("chain", 20), _bytecodes_report("chain", 40)
+    assert _per_node(small, "apply") == _per_node(large, "apply") > 0
+    assert _per_node(small, "visit_all") > 0
+    assert "chainer_compat/function_node.py:" in small  # the busiest lines name their source

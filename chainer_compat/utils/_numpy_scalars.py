@@ -23,3 +23,21 @@ def weak_scalar(value: Any) -> Any:
             type(value) is numpy.ndarray and value.ndim == 0):
         return value.item()
     return value
+
+
+# NOTE [NumPy scalars as constants]
+# compat: Chainer's operators do a little arithmetic on a constant before casting it to the
+# Variable's dtype: ``x / c`` multiplies by ``1. / c``, and the gradient of ``x ** c`` takes
+# ``c - 1`` and ``c - 2``. On NumPy 1 a float16 or float32 scalar meeting a Python number gave
+# a float64 (a 0-d array too), so that arithmetic ran in double precision; NumPy 2 keeps the
+# scalar's dtype, and ``x / numpy.float16(1.3)`` would be off by 2e-4. Such constants are taken
+# as float64 before that arithmetic, which is what NumPy 1 did. (A NumPy float64 or integer
+# scalar promotes alike on both.)
+def numpy1_constant(value: Any) -> Any:
+    """``value`` as NumPy 1 promoted it against a Python number: a float16 or float32 scalar
+    (or 0-d array) as a NumPy float64 scalar; anything else as it is."""
+    if isinstance(value, (numpy.float16, numpy.float32)) or (
+            type(value) is numpy.ndarray and value.ndim == 0
+            and value.dtype in (numpy.float16, numpy.float32)):
+        return numpy.float64(value)
+    return value

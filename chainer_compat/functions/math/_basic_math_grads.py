@@ -18,6 +18,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.exponential import log
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
+from chainer_compat.utils._numpy_scalars import numpy1_constant
 
 
 def _constant_like(x: Any, value: Any) -> Any:
@@ -88,8 +89,9 @@ def pow_var_var_grads(x0: Any, x1: Any, y: Any, gy: Any,
 
 def pow_var_const_grad(value: Any, x: Any, gy: Any) -> Any:
     """``value * x**(value-1) * gy``: the gradient of ``x ** value``."""
-    # compat: value - 1 taken before the cast to x's dtype, as Chainer takes it.
-    exponent = _constant_like(x, value - 1)
+    # compat: value - 1 taken before the cast to x's dtype, as Chainer takes it (NOTE [NumPy
+    # scalars as constants]).
+    exponent = _constant_like(x, numpy1_constant(value) - 1)
     return utils.force_array(_constant_like(x, value) * x ** exponent * gy, x.dtype)
 
 
@@ -278,11 +280,12 @@ class PowVarConstGrad(_ConstantOperandGrad):
         ggx, = grad_outputs
         value = _constant_like(x, self.value)
         # Chainer's expressions in Chainer's order, with value - 1 and value - 2 taken before
-        # the cast to x's dtype, so the second-order gradients round alike.
-        value_less_one = _constant_like(x, self.value - 1)
+        # the cast to x's dtype (NOTE [NumPy scalars as constants]), so the second-order
+        # gradients round alike.
+        value_less_one = _constant_like(x, numpy1_constant(self.value) - 1)
         grads: list[Any] = []
         if 0 in indexes:
-            value_less_two = _constant_like(x, self.value - 2)
+            value_less_two = _constant_like(x, numpy1_constant(self.value) - 2)
             grads.append(ggx * value * gy * value_less_one * x ** value_less_two)
         if 1 in indexes:
             grads.append(ggx * value * x ** value_less_one)

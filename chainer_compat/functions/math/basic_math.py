@@ -46,6 +46,7 @@ from chainer_compat.functions.math.floor import floor as _floor
 from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
+from chainer_compat.utils._numpy_scalars import numpy1_constant
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
 _ndarray = numpy.ndarray
@@ -573,14 +574,14 @@ class DivFromConstant(_Constant, _FloatUnary):
 def div(self: Variable, rhs: Any) -> Variable:
     """``self / rhs``."""
     if isinstance(rhs, _SCALARS):
-        # The reciprocal in Python's precision, then cast: as Chainer, whose x / c is
-        # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too). Going
-        # through mul also gives a backward's ``gy / c`` mul's path without a node. NumPy
-        # scalars divide too; the cast is only for mypy. The reciprocal is kept with the
-        # constant, so that mul finds it cast already (NOTE [constants cast once]).
+        # The reciprocal in double precision, then cast: as Chainer, whose x / c is
+        # MulConstant(1. / c) (so an integer Variable divided by 2 gives zeros there too; NOTE
+        # [NumPy scalars as constants]). Going through mul also gives a backward's ``gy / c``
+        # mul's path without a node. The reciprocal is kept with the constant, so that mul
+        # finds it cast already (NOTE [constants cast once]).
         entry = _reciprocals.get(id(rhs))
         if entry is None or entry[0] is not rhs:
-            entry = (rhs, 1.0 / typing.cast(Any, rhs))
+            entry = (rhs, 1.0 / numpy1_constant(rhs))
             _keep(_reciprocals, rhs, entry)
         return mul(self, entry[1])
     return Div().apply((self, _preprocess_rhs(self, rhs)))[0]
@@ -714,11 +715,12 @@ def rmatmul(self: Variable, rhs: Any) -> Variable:
 def _constant_label(value: Any) -> str:
     if not numpy.isscalar(value):
         return "constant array"
-    text = str(value)
-    # compat: negative constants in parentheses, as Chainer labels them ('_ + (-0.5)').
+    # compat: negative constants in parentheses, as Chainer labels them ('_ + (-0.5)'), and
+    # written by format(), not str(), as Chainer writes them: a NumPy float32 prints its
+    # double-precision value there ('(-0.6535223126411438)'; str gives '-0.6535223').
     negative = not isinstance(value, (complex, numpy.complexfloating)) and bool(
         typing.cast(Any, value) < 0)
-    return f"({text})" if negative else text
+    return f"({value})" if negative else str(value)
 
 
 # The operators as Variable's own methods, where the first operand is always a Variable.

@@ -278,6 +278,44 @@ def test_negative_constants_are_labelled_in_parentheses():
     assert (-1.5 - x).creator.label == "(-1.5) - _"
     assert (x * 2.5).creator.label == "_ * 2.5"
 
+    # A negative NumPy float32 is written by format(), as Chainer writes it: its double value.
+    c = numpy.float32(-0.6535223)
+    assert (x + c).creator.label == "_ + (-0.6535223126411438)"
+    assert (x - c).creator.label == "_ + 0.6535223"  # positive: str(), as in Chainer
+
+
+@pytest.mark.parametrize("scalar_type", [numpy.float16, numpy.float32])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_numpy_scalar_constants_are_combined_in_double_precision_as_numpy_1_did(
+        scalar_type, dtype):
+    # NOTE [NumPy scalars as constants]: Chainer's 1. / c and c - 1 ran on NumPy 1, where a
+    # float16 or float32 scalar met a Python number in float64. Taken in the scalar's own dtype
+    # (NumPy 2), x / float16(1.3) was off by 2e-4 and x ** c's gradient by 3e-4.
+    a = numpy.array([0.7, 1.3, 2.0], dtype)
+    c = scalar_type(1.3)
+    x = Variable(a)
+    y = x / c
+    expected = a * dtype(1.0 / float(c))
+    assert y.array.tobytes() == expected.tobytes()
+    y.grad = numpy.ones_like(a)
+    y.backward()
+    assert x.grad.tobytes() == (numpy.ones_like(a) * dtype(1.0 / float(c))).tobytes()
+
+    e = scalar_type(-1.3)
+    x = Variable(a)
+    y = x ** e
+    y.grad = numpy.ones_like(a)
+    y.backward(enable_double_backprop=True)
+    value, less_one, less_two = dtype(e), dtype(float(e) - 1), dtype(float(e) - 2)
+    assert x.grad.tobytes() == (value * a ** less_one * numpy.ones_like(a)).tobytes()
+    # The second order takes c - 2 in double precision too.
+    gx = x.grad_var
+    x.cleargrad()
+    gx.grad = numpy.ones_like(a)
+    gx.backward()
+    ones = numpy.ones_like(a)
+    assert x.grad.tobytes() == (ones * value * ones * less_one * a ** less_two).tobytes()
+
 
 # NOTE [constants cast once]: the operators that skip their node compute with a cached 0-d
 # array of the cast constant; the nodes compute with the NumPy scalar. Same bits, every time.

@@ -760,7 +760,12 @@ class Variable:
             self.initialize(var.shape)
         src = backend.get_device_from_array(self._array).send(src)
         dst = self.grad
-        self.grad = src.copy() if dst is None else dst + src
+        if dst is None:
+            self.grad = src.copy()
+            return
+        total = dst + src
+        # Two 0-d NumPy arrays add up to a NumPy scalar, which is not a gradient.
+        self.grad = numpy.asarray(total) if isinstance(total, numpy.generic) else total
 
     def copydata(self, var: Variable) -> None:
         """Copies ``var``'s array into this Variable's array, across devices if needed."""

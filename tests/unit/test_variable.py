@@ -102,6 +102,17 @@ def test_addgrad_and_copydata():
     assert a.array is not b.array
 
 
+def test_addgrad_of_zero_dimensional_variables_keeps_an_array():
+    # 0-d plus 0-d is a NumPy scalar, which a gradient must not be; Chainer gives array(5.).
+    a = Variable(numpy.array(1.0, numpy.float32))
+    b = Variable(numpy.array(1.0, numpy.float32))
+    a.grad = numpy.array(2.0, numpy.float32)
+    b.grad = numpy.array(3.0, numpy.float32)
+    a.addgrad(b)
+    assert type(a.grad) is numpy.ndarray and a.grad.shape == () and a.grad == 5.0
+    assert a.grad.dtype == numpy.float32
+
+
 def test_requires_grad_is_read_only_and_stored_on_the_node():
     v = Variable(f32(1.0), requires_grad=False)
     assert v.requires_grad is False and v.node.requires_grad is False

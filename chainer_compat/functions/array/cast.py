@@ -30,7 +30,12 @@ class Cast(FunctionNode):
         return x.astype(self.type, copy=False),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        return Cast(self._in_type).apply(grad_outputs)
+        # compat: as Chainer, no gradient flows back into an integer (or boolean, or complex)
+        # input, and the gradient goes through cast(): back to the same dtype with backprop
+        # off, it is passed on as it is, with no node for hooks to see.
+        if self._in_type.kind != "f":
+            return None,
+        return cast(grad_outputs[0], self._in_type),
 
 
 def cast(x: Any, typ: Any) -> variable.Variable:

@@ -11,6 +11,7 @@ from typing import Any
 
 from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.cast import cast
 from chainer_compat.functions.math.basic_math import _direct
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
@@ -113,12 +114,13 @@ class LinearFunction(FunctionNode):
         if _may_skip_gradient_nodes(gy):
             return _gradients_without_nodes(indexes, x, w, gy)
         grads: list[Any] = []
-        # Each gradient node returns the dtype of the input it is for (y, hence gy, has x's
-        # dtype), so unlike Chainer no cast node is needed, here or in double backward.
+        # compat: each gradient node returns its input's dtype already, but Chainer casts both
+        # through F.cast all the same: with backprop on (double backprop), that is a Cast node
+        # each, which hooks and graphs see; with it off, nothing.
         if 0 in indexes:
-            grads.append(LinearGradData().apply((w, gy))[0])
+            grads.append(cast(LinearGradData().apply((w, gy))[0], x.dtype))
         if 1 in indexes:
-            grads.append(LinearGradWeight(w.dtype).apply((x, gy))[0])
+            grads.append(cast(LinearGradWeight(w.dtype).apply((x, gy))[0], w.dtype))
         if 2 in indexes:
             grads.append(_sum(gy, axis=0))
         return tuple(grads)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat import Variable, no_backprop_mode
+from chainer_compat import FunctionHook, Variable, no_backprop_mode
 from chainer_compat.functions.array.cast import Cast, cast
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -53,3 +53,38 @@ def test_same_dtype_without_backprop_returns_the_variable_itself():
     with no_backprop_mode():
         assert cast(x, numpy.float32) is x
     assert isinstance(cast(x, numpy.float32).creator, Cast)
+
+
+def test_no_gradient_flows_back_into_an_integer_input():
+    # As in Chainer: the cast from int32 back to float32 returns no gradient for its input.
+    x = Variable(numpy.array([0.5, 1.5, 2.5], numpy.float32))
+    y = cast(cast(x, numpy.int32), numpy.float32)
+    y.grad = numpy.full(3, 1.7, numpy.float32)
+    y.backward()
+    assert x.grad is None
+
+
+def test_a_backward_to_the_same_dtype_applies_no_cast_node():
+    # Chainer's Cast.backward goes through cast(), which passes a gradient already in the
+    # input's dtype on as it is when backprop is off, so hooks see no second Cast.
+    applied = []
+
+    class Hook(FunctionHook):
+        name = "applied"
+
+        def forward_preprocess(self, function, in_data):
+            applied.append(function.label)
+
+    x = Variable(numpy.ones(3, numpy.float32))
+    y = cast(x, numpy.float32)
+    y.grad = numpy.ones(3, numpy.float32)
+    with Hook():
+        y.backward()
+    assert applied == []
+    numpy.testing.assert_array_equal(x.grad, numpy.ones(3, numpy.float32))
+    x.cleargrad()
+    y = cast(x, numpy.float32)
+    y.grad = numpy.ones(3, numpy.float32)
+    with Hook():
+        y.backward(enable_double_backprop=True)
+    assert applied == ["Cast"]

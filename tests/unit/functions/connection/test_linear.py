@@ -197,8 +197,11 @@ def test_gradients_are_recorded_by_nodes_for_double_backprop():
     y = linear(x, w, b)
     y.grad = rng.standard_normal((3, 2))
     y.backward(enable_double_backprop=True)
-    assert x.grad_var.creator.label == "LinearGradData"
-    assert w.grad_var.creator.label == "LinearGradWeight"
+    # As in Chainer, x's and W's gradients go through F.cast, a Cast node each with backprop on.
+    assert x.grad_var.creator.label == "Cast"
+    assert x.grad_var.creator.inputs[0].creator.label == "LinearGradData"
+    assert w.grad_var.creator.label == "Cast"
+    assert w.grad_var.creator.inputs[0].creator.label == "LinearGradWeight"
     assert b.grad_var.creator.label == "Sum"
 
 

@@ -77,9 +77,8 @@ class SplitAxis(FunctionNode):
         return outputs
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        if len(grad_outputs) == 1:
-            return grad_outputs
-        # Outputs that got no gradient contribute zeros to the joined gradient.
+        # Outputs that got no gradient contribute zeros to the joined gradient. A single piece
+        # is joined too (a copy, by a Concat node that hooks see), as in Chainer.
         known = next(grad for grad in grad_outputs if grad is not None)
         xp = backend.get_array_module(known.array)
         pieces = [xp.zeros(shape, known.dtype) if grad is None else grad

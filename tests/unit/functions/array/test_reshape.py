@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-from chainer_compat import Variable
+from chainer_compat import FunctionHook, Variable
 from chainer_compat.functions.array.reshape import Reshape, reshape
 from chainer_compat.utils import type_check
 
@@ -48,3 +48,23 @@ def test_two_unknown_dimensions_are_rejected():
 def test_size_mismatch_is_rejected(shape):
     with pytest.raises(type_check.InvalidType, match=r"Reshape \(Forward\)[\s\S]*x\.shape"):
         reshape(numpy.ones(6, numpy.float32), shape)
+
+
+def test_a_backward_whose_gradient_has_the_input_shape_applies_no_node():
+    # reshape(x, (1, -1)) of a (1, 3) input gets a (1, 3) gradient: Chainer's backward goes
+    # through reshape(), which passes it on without a Reshape node for hooks to see.
+    applied = []
+
+    class Hook(FunctionHook):
+        name = "applied"
+
+        def forward_preprocess(self, function, in_data):
+            applied.append(function.label)
+
+    x = Variable(numpy.ones((1, 3), numpy.float32))
+    y = reshape(x, (1, -1))
+    y.grad = numpy.full((1, 3), 2.0, numpy.float32)
+    with Hook():
+        y.backward()
+    assert applied == []
+    assert x.grad.shape == (1, 3) and x.grad.tolist() == [[2.0, 2.0, 2.0]]

@@ -75,3 +75,13 @@ def test_negative_axis_out_of_range_raises_index_error_as_chainer(indices_or_sec
 def test_negative_axis_out_of_range_with_type_check_off_is_an_index_error():
     with using_config("type_check", False), pytest.raises(IndexError):
         split_axis(numpy.ones((2, 4)), 2, -3)
+
+
+def test_a_single_piece_joins_its_gradient_with_a_concat_node_as_chainer_does():
+    x = Variable(numpy.ones((2, 3), numpy.float32))
+    y, = split_axis(x, 1, 0)
+    gy = numpy.full((2, 3), 2.0, numpy.float32)
+    y.grad = gy
+    y.backward(enable_double_backprop=True)
+    assert x.grad_var.creator.label == "Concat"
+    assert x.grad.tolist() == gy.tolist() and x.grad is not gy

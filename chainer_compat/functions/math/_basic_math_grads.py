@@ -236,26 +236,26 @@ class PowVarVarGrad(FunctionNode):
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x0, x1, gy = self.get_retained_inputs()
         ggx0, ggx1 = grad_outputs
+        # compat: Chainer's expressions, in Chainer's order and grouping (a missing ggx counts
+        # as the number 0, as there), so the third-order values round alike and hooks see the
+        # same nodes.
         log_x0 = log(x0)
         power = x0 ** x1
         power_less_one = x0 ** (x1 - 1)
-        # d/dx1 of x1 * x0**(x1-1) equals d/dx0 of log(x0) * x0**x1.
-        mixed = power_less_one * (x1 * log_x0 + 1)
+        power_less_two = x0 ** (x1 - 2)
         grads: list[Any] = []
         if 0 in indexes:
-            term0 = None if ggx0 is None else ggx0 * x1 * (x1 - 1) * x0 ** (x1 - 2)
-            term1 = None if ggx1 is None else ggx1 * mixed
-            total = _total(term0, term1)
-            grads.append(None if total is None else sum_to(total * gy, x0.shape))
+            term0 = 0 if ggx0 is None else ggx0 * x1 * (x1 - 1) * power_less_two
+            term1 = 0 if ggx1 is None else ggx1 * power_less_one * (log_x0 * x1 + 1)
+            grads.append(sum_to((term0 + term1) * gy, x0.shape))
         if 1 in indexes:
-            term0 = None if ggx0 is None else ggx0 * mixed
-            term1 = None if ggx1 is None else ggx1 * log_x0 * log_x0 * power
-            total = _total(term0, term1)
-            grads.append(None if total is None else sum_to(total * gy, x1.shape))
+            term0 = 0 if ggx0 is None else ggx0 * power_less_one * (log_x0 * x1 + 1)
+            term1 = 0 if ggx1 is None else ggx1 * log_x0 * log_x0 * power
+            grads.append(sum_to((term0 + term1) * gy, x1.shape))
         if 2 in indexes:
-            term0 = None if ggx0 is None else ggx0 * x1 * power_less_one
-            term1 = None if ggx1 is None else ggx1 * log_x0 * power
-            grads.append(_total(term0, term1))
+            term0 = 0 if ggx0 is None else ggx0 * x1 * power_less_one
+            term1 = 0 if ggx1 is None else ggx1 * log_x0 * power
+            grads.append(term0 + term1)
         return tuple(grads)
 
 

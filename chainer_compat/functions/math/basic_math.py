@@ -720,7 +720,7 @@ def _constant_label(value: Any) -> str:
     # double-precision value there ('(-0.6535223126411438)'; str gives '-0.6535223').
     negative = not isinstance(value, (complex, numpy.complexfloating)) and bool(
         typing.cast(Any, value) < 0)
-    return f"({value})" if negative else str(value)
+    return f"({format(value)})" if negative else str(value)
 
 
 # The operators as Variable's own methods, where the first operand is always a Variable.

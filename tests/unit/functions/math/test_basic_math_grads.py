@@ -125,3 +125,27 @@ def test_type_check(node, inputs):
 
     with pytest.raises(type_check.InvalidType):
         node.apply(inputs)
+
+
+def test_pow_var_var_grad_double_backward_groups_its_products_as_chainer():
+    # Chainer forms ggx1 * x0**(x1-1) * (log(x0) * x1 + 1) left to right; grouping the last two
+    # factors first (one product fewer) differed in the last bit for most draws.
+    from chainer_compat import grad
+    from chainer_compat.functions.math.sum import sum as sum_
+
+    a = numpy.array([0.7, 1.3, 1.9], numpy.float32)
+    e = numpy.array([0.4, 1.7, -0.6], numpy.float32)
+    x0, x1 = Variable(a), Variable(e)
+    ga, ge = grad([sum_(x0 ** x1)], [x0, x1], enable_double_backprop=True)
+    c0, c1 = numpy.float32(0.3), numpy.float32(-0.8)
+    g2a, g2e = grad([sum_(ga * c0) + sum_(ge * c1)], [x0, x1])
+    ggx0, ggx1 = numpy.ones(3, numpy.float32) * c0, numpy.ones(3, numpy.float32) * c1
+    log_a = numpy.log(a)
+    one = numpy.float32(1)
+    less_one, less_two = a ** (e + numpy.float32(-1)), a ** (e + numpy.float32(-2))
+    mixed = log_a * e + one
+    expected_a = (ggx0 * e * (e + numpy.float32(-1)) * less_two + ggx1 * less_one * mixed)
+    expected_e = ggx0 * less_one * mixed + ggx1 * log_a * log_a * a ** e
+    ones = numpy.ones(3, numpy.float32)
+    assert g2a.array.tobytes() == (expected_a * ones).tobytes()
+    assert g2e.array.tobytes() == (expected_e * ones).tobytes()

@@ -156,7 +156,16 @@ class _Run:
                 output_grads: tuple[Any, ...] = (grad,)
                 del grad
                 if node is not None and node._array_type is not _ndarray:
-                    device = _other_device(func, output_grads)  # NOTE [backward device]
+                    device = _other_device(func, output_grads)  # NOTE [one sum per step]
+# compat: Chainer sums the gradients a backward step gives one input together with the one
+# collected so far, in one call of F.add: ``existing + g`` (an ``_ + _`` node) for one new
+# gradient, and ``MultiAdd(existing, g0, g1)`` when the function takes that input twice
+# (``x * x``). The sum is the same left to right, but with backprop on it is a different
+# graph: a MultiAdd's backward hands its inputs their gradients at once, where a chain of two
+# adds hands them out in two steps, so a second-order gradient sums in another order and can
+# differ in the last bit; hooks see the nodes too. Steps whose function takes no input twice
+# (all but a few) add as before.
+# NOTE [backward device]
                     if device is not None:
                         self.step_on(device, func, output_grads, hooks)
                         continue
@@ -319,6 +328,27 @@ class _Run:
         else:
             grads[node] = _add_grads(_total(before), grad)
 
+    def accumulate_terms(self, node: VariableNode, terms: list[Variable]) -> None:
+        """Adds the gradients one step gave ``node`` (an input it takes more than once) to the
+        one collected so far, in one sum: NOTE [one sum per step]."""
+        grads = self.grads
+        before = grads.get(node)
+        if before is None and node not in grads and self.load_leaf_grads and (
+                node._creator_node is None):
+            self.leaves.append(node)
+            variable = node.get_variable_or_none()
+            before = None if variable is None else variable._grad_var
+        if before is not None:
+            terms.insert(0, _total(before))
+        flags = _thread_flags.flags
+        if len(terms) == 2 or not (flags.enable_backprop or flags.hooks):
+            total = terms[0]
+            for term in terms[1:]:
+                total = _add_grads(total, term)
+        else:
+            total = basic_math.add(*terms)
+        grads[node] = total
+
     def step_with_any_hooks(self, func: FunctionNode, indexes: tuple[int, ...],
                             output_grads: tuple[Any, ...], hooks: Any) -> None:
         """One step, wrapped in the global and local hooks if there are any."""
@@ -340,6 +370,9 @@ class _Run:
         lazy = func.lazy_grad_sum
         debug = self.debug
         grads = self.grads
+        # An input taken more than once (x * x) gets one sum per step: NOTE [one sum per step].
+        takes_one_twice = len(input_nodes) > 1 and len(set(input_nodes)) < len(input_nodes)
+        repeated: dict[VariableNode, list[Variable]] | None = None
         for i, gx in zip(indexes, input_grads):
             if gx is None:
                 continue
@@ -351,10 +384,20 @@ class _Run:
             if (type(array) is not node._array_type or array.dtype is not node.dtype
                     or array.shape != node.shape or debug):
                 self.check_grad(func, i, node, gx)
-            if lazy or node in grads or node._creator_node is None:
-                self.accumulate(node, gx, lazy)
+            if lazy:
+                self.accumulate(node, gx, True)
+            elif repeated is not None and node in repeated:
+                repeated[node].append(gx)
+            elif takes_one_twice and input_nodes.count(node) > 1:
+                repeated = {} if repeated is None else repeated
+                repeated[node] = [gx]
+            elif node in grads or node._creator_node is None:
+                self.accumulate(node, gx, False)
             else:
                 grads[node] = gx
+        if repeated is not None:
+            for node, terms in repeated.items():
+                self.accumulate_terms(node, terms)
 
     def step_accumulate(self, func: FunctionNode, indexes: tuple[int, ...],
                         output_grads: tuple[Any, ...]) -> None:

@@ -77,3 +77,24 @@ def test_backward_applies_the_gradient_nodes_chainer_names(name):
     with hook:
         y.backward()
     assert sorted(hook.labels) == sorted(expected)
+
+
+def test_a_step_sums_the_gradients_of_an_input_taken_twice_in_one_multi_add():
+    # x * x * x: Mul(x, x) hands x two gradients in one step, which join the one already there
+    # in a MultiAdd (NOTE [one sum per step] in _engine.py). The second-order pass then walks
+    # Chainer's graph, and its sums run in Chainer's order: the same bits.
+    x = chainer.Variable(numpy.array([0.7, -1.3, 0.9], numpy.float32))
+    gy = chainer.Variable(numpy.array([0.3, -0.8, 0.5], numpy.float32))
+    hook = _Applied()
+    with hook:
+        y = x * x * x
+        gx, = chainer.grad([y], [x], grad_outputs=[gy], enable_double_backprop=True)
+        assert hook.labels == ["_ * _"] * 6 + ["MultiAdd"]
+        del hook.labels[:]
+        g2, = chainer.grad([F.sum(gx * numpy.array([0.4, 0.9, -0.6], numpy.float32))], [x])
+    assert hook.labels == (["_ * _", "Sum", "BroadcastTo"] + ["_ * _"] * 6
+                           + ["_ + _", "_ + _", "_ * _", "_ * _", "MultiAdd", "_ * _", "_ + _"])
+    # 3 x^2 gy and 6 x gy w, to float32 rounding.
+    w = numpy.array([0.4, 0.9, -0.6], numpy.float32)
+    numpy.testing.assert_allclose(gx.array, 3 * x.array ** 2 * gy.array, rtol=1e-6)
+    numpy.testing.assert_allclose(g2.array, 6 * x.array * gy.array * w, rtol=1e-6)

@@ -322,11 +322,8 @@ class AddConstant(_Constant, _Unary):
 
 
 class MultiAdd(FunctionNode):
-    """Sum of any number of same-shaped inputs (used to add up gradients)."""
-
-    @property
-    def label(self) -> str:
-        return "_ + _ + _"
+    """Sum of any number of same-shaped inputs (used to add up gradients); labelled with its
+    class name, as in Chainer."""
 
     def check_type_forward(self, in_types: Any) -> None:
         for i, in_type in enumerate(in_types):

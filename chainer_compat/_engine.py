@@ -577,6 +577,10 @@ def _initial_grad(var: Variable, loss_scale: float | None) -> Variable:
     if grad_var is not None:
         return grad_var
     array = var._array
+    if array.size == 0:
+        # compat: nothing to seed, and Chainer runs the backward all the same (the inputs get
+        # gradients of zeros): an empty gradient does just that.
+        return Variable(backend.get_array_module(array).zeros_like(array))
     if array.size != 1:
         raise ValueError(
             f"Variable.backward() must start from a scalar or from a Variable whose grad is set,"

@@ -177,6 +177,16 @@ def test_non_scalar_without_grad_says_to_set_grad():
     assert x.grad is None
 
 
+def test_an_empty_output_backpropagates_zeros_as_in_chainer():
+    # Nothing to seed, and Chainer runs the backward all the same: x's gradient is zeros.
+    x = Variable(numpy.ones((2, 3), numpy.float32))
+    y = F.split_axis(x, [1, 2], 0)[2]
+    assert y.shape == (0, 3)
+    y.backward()
+    assert x.grad.shape == (2, 3) and not x.grad.any()
+    assert y.grad is None
+
+
 def test_backward_from_a_leaf_gives_a_one_element_leaf_ones_and_nothing_else():
     # compat: as in Chainer, a Variable without a creator is its own gradient target.
     x = Variable(numpy.array(2.0, numpy.float32))

@@ -28,10 +28,11 @@ class BroadcastTo(FunctionNode):
         for i in range(-1, -len(shape) - 1, -1):
             if shape[i] == self._shape[i] or shape[i] == 1:
                 continue
-            expect = f"x.shape[{i}] == {self._shape[i]}"
+            # compat: Chainer's wording, which names the input in_type[0].
+            expect = f"in_type[0].shape[{i}] == {self._shape[i]}"
             if self._shape[i] != 1:
-                expect += f" or x.shape[{i}] == 1"
-            raise type_check.InvalidType(expect, f"x.shape: {shape}")
+                expect += f" or in_type[0].shape[{i}] == 1"
+            raise type_check.InvalidType(expect, f"in_type[0].shape: {shape}")
 
     def _check_data_type_forward(self, in_data: tuple[Any, ...]) -> None:
         if len(in_data) == 1 and in_data[0].shape == self._shape:

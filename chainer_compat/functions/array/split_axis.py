@@ -53,7 +53,8 @@ class SplitAxis(FunctionNode):
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ("x",))
+        # compat: the input unnamed, as in Chainer ('in_types[0].ndim > axis').
+        type_check.expect(in_types.size() == 1)
         type_check.expect(in_types[0].ndim > self.axis)
         ndim = type_check.eval(in_types[0].ndim)
         if self.axis < -ndim:

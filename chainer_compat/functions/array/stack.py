@@ -10,7 +10,7 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions.array._common import check_insert_axis, require_int
+from chainer_compat.functions.array._common import require_int
 from chainer_compat.utils import type_check
 
 
@@ -21,15 +21,15 @@ class Stack(FunctionNode):
         self.axis = require_int(axis, "axis")
 
     def check_type_forward(self, in_types: Any) -> None:
+        # compat: Chainer's checks in Chainer's order, the inputs unnamed, so the messages
+        # read as there ('in_types[1].shape == in_types[0].shape').
         type_check.expect(in_types.size() > 0)
-        type_check._argname((in_types[0],), ("x0",))
+        type_check.expect(-in_types[0].ndim - 1 <= self.axis, self.axis <= in_types[0].ndim)
         for i in range(1, type_check.eval(in_types.size())):
-            type_check._argname((in_types[i],), (f"x{i}",))
             type_check.expect(
-                in_types[0].dtype == in_types[i].dtype,
-                in_types[0].shape == in_types[i].shape,
+                in_types[i].dtype == in_types[0].dtype,
+                in_types[i].shape == in_types[0].shape,
             )
-        check_insert_axis(in_types[0], self.axis)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         xp = backend.get_array_module(*inputs)

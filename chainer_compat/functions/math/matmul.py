@@ -85,8 +85,9 @@ class MatMul(FunctionNode):
         type_check.expect(a_type.ndim >= 1, b_type.ndim >= 1)
         a_ndim = type_check.eval(a_type.ndim)
         b_ndim = type_check.eval(b_type.ndim)
-        # The contracted length: the last axis of op(a) and the first matrix axis of op(b).
-        a_axis = -2 if self.transa and a_ndim >= 2 else -1
+        # The contracted length: the last axis of op(a) and the first matrix axis of op(b); a
+        # vector a against a matrix is named a.shape[0] in the message, as in Chainer.
+        a_axis = -2 if self.transa and a_ndim >= 2 else (0 if a_ndim == 1 < b_ndim else -1)
         b_axis = -1 if self.transb and b_ndim >= 2 else (-2 if b_ndim >= 2 else 0)
         type_check.expect(a_type.shape[a_axis] == b_type.shape[b_axis])
         if a_ndim >= 2 and b_ndim >= 2:

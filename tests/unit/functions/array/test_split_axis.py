@@ -85,3 +85,10 @@ def test_a_single_piece_joins_its_gradient_with_a_concat_node_as_chainer_does():
     y.backward(enable_double_backprop=True)
     assert x.grad_var.creator.label == "Concat"
     assert x.grad.tolist() == gy.tolist() and x.grad is not gy
+
+
+def test_type_errors_name_the_input_as_chainer_does():
+    with pytest.raises(type_check.InvalidType) as info:
+        split_axis(numpy.ones((2, 1), numpy.float32), 2, 1)
+    assert str(info.value).endswith(
+        "Expect: in_types[0].shape[1] % sections == 0\nActual: 1 != 0")

@@ -307,3 +307,9 @@ def test_cupy_product_is_cupys_matmul(cupy):
     b = cupy.broadcast_to(cupy.asarray(rng.standard_normal((1, 5)).astype(numpy.float32)),
                           (20, 5))
     cupy.testing.assert_array_equal(matmul(a, b).array, cupy.matmul(a, b))
+
+
+def test_a_vector_times_a_matrix_of_the_wrong_size_is_reported_as_chainer_reports_it():
+    with pytest.raises(type_check.InvalidType) as info:
+        matmul(numpy.ones(3, numpy.float32), numpy.ones((2, 2), numpy.float32))
+    assert str(info.value).endswith("Expect: a.shape[0] == b.shape[-2]\nActual: 3 != 2")

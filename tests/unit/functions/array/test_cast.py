@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
-from chainer_compat import FunctionHook, Variable, no_backprop_mode
+from chainer_compat import Variable, no_backprop_mode
 from chainer_compat.functions.array.cast import Cast, cast
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -67,24 +68,16 @@ def test_no_gradient_flows_back_into_an_integer_input():
 def test_a_backward_to_the_same_dtype_applies_no_cast_node():
     # Chainer's Cast.backward goes through cast(), which passes a gradient already in the
     # input's dtype on as it is when backprop is off, so hooks see no second Cast.
-    applied = []
-
-    class Hook(FunctionHook):
-        name = "applied"
-
-        def forward_preprocess(self, function, in_data):
-            applied.append(function.label)
-
     x = Variable(numpy.ones(3, numpy.float32))
     y = cast(x, numpy.float32)
     y.grad = numpy.ones(3, numpy.float32)
-    with Hook():
+    with LabelRecorder() as recorder:
         y.backward()
-    assert applied == []
+    assert recorder.labels == []
     numpy.testing.assert_array_equal(x.grad, numpy.ones(3, numpy.float32))
     x.cleargrad()
     y = cast(x, numpy.float32)
     y.grad = numpy.ones(3, numpy.float32)
-    with Hook():
+    with LabelRecorder() as recorder:
         y.backward(enable_double_backprop=True)
-    assert applied == ["Cast"]
+    assert recorder.labels == ["Cast"]

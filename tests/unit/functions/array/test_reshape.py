@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
-from chainer_compat import FunctionHook, Variable
+from chainer_compat import Variable
 from chainer_compat.functions.array.reshape import Reshape, reshape
 from chainer_compat.utils import type_check
 
@@ -53,18 +54,10 @@ def test_size_mismatch_is_rejected(shape):
 def test_a_backward_whose_gradient_has_the_input_shape_applies_no_node():
     # reshape(x, (1, -1)) of a (1, 3) input gets a (1, 3) gradient: Chainer's backward goes
     # through reshape(), which passes it on without a Reshape node for hooks to see.
-    applied = []
-
-    class Hook(FunctionHook):
-        name = "applied"
-
-        def forward_preprocess(self, function, in_data):
-            applied.append(function.label)
-
     x = Variable(numpy.ones((1, 3), numpy.float32))
     y = reshape(x, (1, -1))
     y.grad = numpy.full((1, 3), 2.0, numpy.float32)
-    with Hook():
+    with LabelRecorder() as recorder:
         y.backward()
-    assert applied == []
+    assert recorder.labels == []
     assert x.grad.shape == (1, 3) and x.grad.tolist() == [[2.0, 2.0, 2.0]]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy
 
-from chainer_compat import backend, variable
+from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.utils import type_check
@@ -25,7 +25,10 @@ class Where(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "y"))
         x_type, y_type = in_types
-        condition = type_check._make_variable_from_array(self.condition, "condition")
+        # compat: a scalar condition (True, numpy.bool_) is checked as a 0-d array, as Chainer
+        # checks it, and broadcasts like one.
+        condition = type_check._make_variable_from_array(
+            utils.force_array(self.condition), "condition")
         type_check.expect(condition.dtype == numpy.bool_, x_type.dtype == y_type.dtype)
         type_check.expect_broadcast_shapes(condition.shape, x_type.shape, y_type.shape)
 

@@ -44,3 +44,15 @@ def test_mismatched_dtypes_are_rejected():
 def test_shapes_that_do_not_broadcast_are_rejected():
     with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
         where(numpy.ones(2, bool), numpy.ones(3), numpy.zeros(3))
+
+
+@pytest.mark.parametrize("condition", [True, numpy.bool_(False)])
+def test_a_scalar_condition_selects_a_whole_input_as_in_chainer(condition):
+    x = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    y = Variable(numpy.array([3.0, 4.0], numpy.float32))
+    z = where(condition, x, y)
+    numpy.testing.assert_array_equal(z.array, x.array if condition else y.array)
+    z.grad = numpy.ones(2, numpy.float32)
+    z.backward()
+    assert x.grad.tolist() == ([1.0, 1.0] if condition else [0.0, 0.0])
+    assert y.grad.tolist() == ([0.0, 0.0] if condition else [1.0, 1.0])

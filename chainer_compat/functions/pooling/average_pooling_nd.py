@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
 from chainer_compat.functions.pooling.pooling_nd import _PoolingND
-from chainer_compat.utils import type_check
+from chainer_compat.utils import conv_nd, type_check
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
@@ -26,6 +28,18 @@ def _divisor(window: _pooling.WindowND, pad_value: Any, spatial: tuple[int, ...]
     xp = backend.get_array_module(like)
     ones = xp.ones((1, 1) + tuple(spatial), dtype=like.dtype)
     return _pooling.sum_windows_nd(ones, window, outs)
+
+
+def _float16_sums_over_counts(x: Any, window: _pooling.WindowND, outs: tuple[int, ...]) -> Any:
+    """compat: float16 average pooling with ``pad_value=None`` as Chainer computes it on the
+    CPU: NumPy's float16 sum over the window axes of the im2col copy, rounded to float16 as
+    NumPy's reduction goes, divided by the float16 count of each window's input entries. (With
+    ``pad_value=0`` Chainer takes the windows' mean, which NumPy accumulates in float32.)"""
+    ksize, stride, pad = window.arguments()
+    col = conv_nd.im2col_nd(x, ksize, stride, pad)
+    total = col.sum(axis=tuple(range(2, 2 + len(ksize))))
+    counts = _divisor(window, None, x.shape[2:], outs, x)
+    return total / counts[0, 0]
 
 
 class AveragePoolingND(_PoolingND):
@@ -58,9 +72,11 @@ class AveragePoolingND(_PoolingND):
         window = self.window
         outs = window.pooled_size(x.shape[2:], False)
         _pooling.check_output_size_nd(self.label, x.shape, outs)
+        self._in_shape = x.shape
+        if self.pad_value is None and x.dtype == numpy.float16 and type(x) is numpy.ndarray:
+            return _float16_sums_over_counts(x, window, outs),
         wide = _pooling.widened_for_sums(x)
         total = _pooling.sum_windows_nd(wide, window, outs)
-        self._in_shape = x.shape
         divisor = _divisor(window, self.pad_value, x.shape[2:], outs, wide)
         return (total / divisor).astype(x.dtype, copy=False),
 

@@ -93,3 +93,26 @@ def test_errors():
         average_pooling_3d(x, 2)
     with pytest.raises(type_check.InvalidType):
         average_pooling_nd(numpy.ones((1, 1, 4), dtype=int), 2)
+
+
+def test_float16_without_padding_values_sums_in_float16_as_chainer():
+    # Chainer sums its im2col copy, laid out (n, c, k1, k2, k3, o1, o2, o3), over the window
+    # axes with numpy's float16 sum, and divides by the float16 count of each window's
+    # entries. A float32 sum rounded once (our other dtypes' way) is an ulp off here.
+    rng = numpy.random.RandomState(0)
+    x = numpy.asarray(rng.uniform(-2, 2, (2, 2, 4, 3, 3)), numpy.float16)
+    y = average_pooling_nd(x, 2, 2, 1, pad_value=None).array
+    padded = numpy.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)))
+    inside = numpy.pad(numpy.ones(x.shape[2:], numpy.float16), 1)
+    outs = y.shape[2:]
+    col = numpy.empty(x.shape[:2] + (2, 2, 2) + outs, numpy.float16)
+    counts = numpy.empty(outs, numpy.float16)
+    for i, j, k in itertools.product(*(range(n) for n in outs)):
+        block = (slice(2 * i, 2 * i + 2), slice(2 * j, 2 * j + 2), slice(2 * k, 2 * k + 2))
+        col[..., i, j, k] = padded[(Ellipsis,) + block]
+        counts[i, j, k] = inside[block].sum()
+    expected = col.sum(axis=(2, 3, 4)) / counts
+    assert y.tobytes() == expected.tobytes()
+    rounded_once = (col.astype(numpy.float32).sum(axis=(2, 3, 4)) / counts).astype(
+        numpy.float16)
+    assert rounded_once.tobytes() != expected.tobytes()  # the case tells the two apart

@@ -12,6 +12,7 @@ import numpy
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.functions.array.where import where
 from chainer_compat.functions.math.exponential import exp
 from chainer_compat.utils import type_check
 
@@ -103,12 +104,11 @@ class SoftplusGrad(FunctionNode):
         # The curvature sigmoid(t) (1 - sigmoid(t)) of t = beta x is e / (1 + e) ** 2. Chainer
         # forms it with e = exp(t) in the order below, so we do too and the second-order
         # gradients round alike; but (1 + e) ** 2 overflows once t passes about 44 (float32),
-        # giving Chainer 0 or NaN, so an input that large takes e = exp(-|t|), which never does.
-        scaled = x.array * x.dtype.type(beta)
-        if xp.all(scaled < _CURVATURE_OVERFLOW.get(x.dtype.char, 0.0)):
-            e = exp(beta * x)
-        else:
-            e = exp(-abs(x * beta))
+        # giving Chainer 0 or NaN, so the elements that large take e = exp(-|t|) (the
+        # curvature is even in t), which never does; the others keep Chainer's exp(t).
+        small = x.array * x.dtype.type(beta) < _CURVATURE_OVERFLOW.get(x.dtype.char, 0.0)
+        t = beta * x
+        e = exp(t) if xp.all(small) else exp(where(small, t, -abs(t)))
         grad_x = ggx * gy * beta * e / (1 + e) ** 2
         grad_gy = SoftplusGrad(beta).apply((x, ggx))[0]
         return grad_x, grad_gy

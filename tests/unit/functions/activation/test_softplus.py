@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy
 import pytest
 
+from chainer_compat import Variable, grad
 from chainer_compat.functions.activation.softplus import Softplus, softplus
+from chainer_compat.functions.math.sum import sum as sum_
 from chainer_compat.utils import type_check
 
 FLOAT_DTYPES = [numpy.float16, numpy.float32, numpy.float64]
@@ -50,3 +52,19 @@ def test_second_order_gradient_stays_finite_for_large_inputs(beta):
     expected = beta * numpy.exp(-numpy.abs(t)) / (1 + numpy.exp(-numpy.abs(t))) ** 2
     assert numpy.isfinite(x.grad).all()
     numpy.testing.assert_allclose(x.grad, expected, rtol=1e-5, atol=1e-30)
+
+
+def test_second_derivative_stays_finite_for_large_inputs_and_keeps_chainers_bits_elsewhere():
+    # Chainer's e / (1 + e) ** 2 with e = exp(x) overflows at 50 and 100 (0 and NaN there);
+    # those take exp(-|x|), while 10 keeps Chainer's expression, bit for bit.
+    x = Variable(numpy.array([10.0, 50.0, 100.0], numpy.float32))
+    gx, = grad([softplus(x)], [x], [Variable(numpy.ones(3, numpy.float32))],
+               enable_double_backprop=True)
+    ggx, = grad([sum_(gx)], [x])
+    ones = numpy.ones(3, numpy.float32)
+    e = numpy.exp(x.array)
+    chainers = ones * ones * numpy.float32(1.0) * e / (numpy.float32(1) + e) ** numpy.float32(2)
+    assert ggx.array[0].tobytes() == chainers[0].tobytes()
+    assert not numpy.isfinite(chainers[2]) or chainers[1] == 0  # where Chainer's breaks down
+    numpy.testing.assert_allclose(ggx.array[1:], numpy.exp(-x.array[1:].astype(numpy.float64)),
+                                  rtol=1e-5, atol=1e-44)  # 1e-44 is subnormal

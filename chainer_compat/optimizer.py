@@ -6,11 +6,12 @@ Layer 8: imports backend, variable, link, serializers and optimizer_hooks.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy
@@ -18,7 +19,12 @@ import numpy
 from chainer_compat import backend, optimizer_hooks
 from chainer_compat.link import Link
 from chainer_compat.serializers import Deserializer
-from chainer_compat.utils._numpy_scalars import weak_scalar
+from chainer_compat.utils._numpy_scalars import (
+    as_numpy1_scalar,
+    as_plain_array,
+    is_numpy1_scalar_update,
+    weak_scalar,
+)
 from chainer_compat.variable import Parameter, Variable
 
 __all__ = [
@@ -266,16 +272,41 @@ class UpdateRule:
             loss_scale = param._loss_scale
             if loss_scale is not None and target.grad is not None:
                 target.grad /= loss_scale  # in place, as Chainer does
-        hooks = self._hookable
-        for hook in list(hooks._pre_update_hooks.values()):
-            hook(self, target)
-        self.update_core(target)
-        for hook in list(hooks._post_update_hooks.values()):
-            hook(self, target)
+        with self._numpy1_scalars(target):
+            hooks = self._hookable
+            for hook in list(hooks._pre_update_hooks.values()):
+                hook(self, target)
+            self.update_core(target)
+            for hook in list(hooks._post_update_hooks.values()):
+                hook(self, target)
         if target is not param:
             if is_initialized:
                 param.array = target.array.astype(param.dtype)
             target.grad = None
+
+    @contextlib.contextmanager
+    def _numpy1_scalars(self, param: Variable) -> Iterator[None]:
+        """For a 0-d float16/float32 NumPy parameter, its array, gradient and state arrays are
+        seen as NumPy 1 saw them inside the block: NOTE [0-d arrays in updates] in
+        utils/_numpy_scalars.py. Anything else is left alone."""
+        if not is_numpy1_scalar_update(param.array):
+            yield
+            return
+        self._view_arrays(param, as_numpy1_scalar)
+        try:
+            yield
+        finally:
+            self._view_arrays(param, as_plain_array)
+
+    def _view_arrays(self, param: Variable, view: Callable[[Any], Any]) -> None:
+        param._array = view(param._array)
+        grad_var = param._grad_var
+        if grad_var is not None:
+            grad_var._array = view(grad_var._array)
+        state = self._state
+        if state:
+            for name, value in state.items():
+                state[name] = view(value)
 
     def _fp32_copy(self, param: Variable) -> Parameter:
         """The float32 master copy of a float16 parameter, made once, grad refreshed each time."""
@@ -526,7 +557,12 @@ class Optimizer:
         """Calls one hook, per parameter if ``hook.call_for_each_param`` is true."""
         if getattr(hook, "call_for_each_param", False):
             for param in self.target.params():
-                hook(param.update_rule, param)
+                rule = param.update_rule
+                if rule is None:
+                    hook(rule, param)
+                    continue
+                with rule._numpy1_scalars(param):  # NOTE [0-d arrays in updates]
+                    hook(rule, param)
         else:
             hook(self)
 

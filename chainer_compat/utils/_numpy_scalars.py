@@ -41,3 +41,62 @@ def numpy1_constant(value: Any) -> Any:
             and value.dtype in (numpy.float16, numpy.float32)):
         return numpy.float64(value)
     return value
+
+
+# NOTE [0-d arrays in updates]
+# compat: NumPy 1 took a 0-d array for a scalar, and a float32 scalar meeting a Python number
+# gave a float64: so Chainer updated a shape-() float32 parameter (L.PReLU's default W, a
+# learned temperature) with its hyperparameters in double precision (``v *= momentum`` ran in
+# float64 and was rounded back once), where NumPy 2 stays in float32. During an update, such a
+# parameter, its gradient and its state arrays are therefore seen as _Numpy1Scalar views,
+# whose ufuncs take a Python number operand as a NumPy float64 or int64, as NumPy 1 did, and
+# give their 0-d results as _Numpy1Scalar again (NumPy 1 gave scalars, which promoted alike).
+class _Numpy1Scalar(numpy.ndarray):
+    """A 0-d array that meets Python numbers as NumPy 1 met a 0-d array: NOTE [0-d arrays in
+    updates]."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, out: Any = None,
+                        **kwargs: Any) -> Any:
+        operands = [_as_numpy1_operand(x) for x in inputs]
+        if out is not None:
+            kwargs["out"] = tuple(_as_numpy1_operand(o) for o in out)
+        result = getattr(ufunc, method)(*operands, **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out  # in place: the views themselves
+        if isinstance(result, tuple):
+            return tuple(_numpy1_view(r) for r in result)
+        return _numpy1_view(result)
+
+
+def _as_numpy1_operand(value: Any) -> Any:
+    if type(value) is float:
+        return numpy.float64(value)
+    if type(value) is int:
+        return numpy.int64(value)
+    if isinstance(value, _Numpy1Scalar):
+        return value.view(numpy.ndarray)
+    return value
+
+
+def _numpy1_view(value: Any) -> Any:
+    array = numpy.asarray(value)
+    return array.view(_Numpy1Scalar) if array.ndim == 0 else array
+
+
+def is_numpy1_scalar_update(array: Any) -> bool:
+    """Whether an update of ``array`` needs NOTE [0-d arrays in updates]: a 0-d NumPy float16
+    or float32 array (a float64 one promotes alike on both)."""
+    return (type(array) is numpy.ndarray and array.ndim == 0
+            and array.dtype in (numpy.float16, numpy.float32))
+
+
+def as_numpy1_scalar(array: Any) -> Any:
+    """A _Numpy1Scalar view of a 0-d NumPy array; anything else as it is."""
+    if type(array) is numpy.ndarray and array.ndim == 0:
+        return array.view(_Numpy1Scalar)
+    return array
+
+
+def as_plain_array(array: Any) -> Any:
+    """The plain NumPy view of a _Numpy1Scalar; anything else as it is."""
+    return array.view(numpy.ndarray) if isinstance(array, _Numpy1Scalar) else array

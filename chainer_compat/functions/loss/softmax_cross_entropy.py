@@ -1,7 +1,7 @@
 """``softmax_cross_entropy``: log-softmax followed by the negative log-likelihood of the labels.
 
 Layer 5: imports the core, type_check and ``functions.connection.linear`` (NOTE [gradients
-without a node]); the double-backprop path imports ``log_softmax`` and ``sum`` on use.
+without a node]); the double-backprop path imports the functions of its graph on use.
 """
 
 from __future__ import annotations
@@ -350,7 +350,9 @@ class SoftmaxCrossEntropy(FunctionNode):
         if self.reduce == "mean":
             # compat: soft targets are averaged over samples; normalize is not consulted.
             self._coeff = 1.0 / (x.size / x.shape[1])
-            loss = sum_in_numpy1_order(loss, dtype=_reduction_dtype(x.dtype)) * self._coeff
+            # compat: summed in x's dtype (float16 too: rounded before the scaling, and the
+            # scale rounded to float16), unlike the labels' mean, as Chainer does.
+            loss = sum_in_numpy1_order(loss) * self._coeff
             return utils.force_array(loss, x.dtype).reshape(()),
         return utils.force_array(loss, x.dtype),
 
@@ -394,10 +396,11 @@ class _SoftmaxCrossEntropyGrad_NoDoubleBackprop(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        # compat: Chainer's wording.
         raise RuntimeError(
-            "softmax_cross_entropy must be called with enable_double_backprop=True to be "
-            "differentiated twice, got enable_double_backprop=False: pass "
-            "enable_double_backprop=True")
+            "F.softmax_cross_entropy was called with 'enable_double_backprop=False' argument, "
+            "but double-backprop is actually being performed. Please specify "
+            "'enable_double_backprop=True' explicitly.")
 
 
 def _gradient(x: Any, t: Any, gloss: Any, y: Any, coeff: Any, ignore_label: int,
@@ -461,51 +464,98 @@ def _per_class(xp: Any, class_weight: Any, x: Any) -> Any:
     return xp.broadcast_to(xp.asarray(class_weight), (x.shape[1],))
 
 
-def _double_backward_softmax_cross_entropy(
-        x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int, reduce: str,
-        soft_target_loss: str) -> variable.Variable:
+# NOTE [the double-backprop graph]
+# With enable_double_backprop=True the loss is a graph of differentiable functions, and it is
+# Chainer's graph, node for node: -log_softmax(x), times the class weights broadcast to x's
+# shape, the classes rolled to the last axis and flattened to rows, one entry per row picked by
+# select_item (the labels clipped into range, so an ignored or out-of-range label picks a real
+# entry), reshaped to t's shape and multiplied by the mask of the labels that are not ignored;
+# for reduce='mean' divided by the count (float16 cast to float32 for that and the sum, and
+# back) and summed. So FunctionHooks see Chainer's labels in forward, backward and double
+# backward, the values, gradients and second-order gradients round as Chainer's do, and zeros
+# keep Chainer's signs (an ignored label's loss is +0: a positive -log p times a 0 mask). A
+# label out of range outside debug mode is clipped and counted, as in Chainer.
+def _label_loss_graph(x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int,
+                      reduce: str) -> variable.Variable:
+    """The loss of integer labels as the differentiable graph of NOTE [the double-backprop
+    graph] (``t`` an array)."""
+    from chainer_compat.functions.activation.log_softmax import log_softmax
+    from chainer_compat.functions.array.broadcast import broadcast_to
+    from chainer_compat.functions.array.cast import cast
+    from chainer_compat.functions.array.reshape import reshape
+    from chainer_compat.functions.array.rollaxis import rollaxis
+    from chainer_compat.functions.array.select_item import select_item
+    from chainer_compat.functions.math.sum import sum as _sum
+
+    dtype = x.dtype
+    loss = -log_softmax(x)
+    if class_weight is not None:
+        # compat: Chainer rejects weights of another dtype than x (in the product's type
+        # check); they are cast here instead, as the single-backprop path accepts them.
+        weights = class_weight.astype(dtype, copy=False).reshape(_class_axis_shape(x.ndim))
+        loss = loss * broadcast_to(weights, x.shape)
+    in_use = (t != ignore_label).astype(dtype)
+    loss = rollaxis(loss, 1, loss.ndim)
+    loss = reshape(loss, (-1, loss.shape[-1]))  # a node even for 2-d x, as (-1, C) != shape
+    safe_t = t.clip(0, loss.shape[1] - 1)
+    loss = select_item(loss, safe_t.ravel())
+    loss = reshape(loss, t.shape)
+    loss = loss * in_use
+    if reduce == "no":
+        return loss
+
+    reduction_dtype = _reduction_dtype(dtype)
+    # compat: the count's type is Chainer's: a scalar of the reduction dtype when normalizing
+    # (a Python float 1.0 when nothing is counted), else the batch size as an int; the
+    # division then rounds its reciprocal as Chainer's does.
+    count = in_use.astype(reduction_dtype, copy=False).sum() if normalize else len(x)
+    count = max(count, 1.0)
+    if reduction_dtype == dtype:
+        return _sum(loss / count)
+    return cast(_sum(cast(loss, reduction_dtype) / count), dtype)
+
+
+def _soft_target_loss_graph(x: Any, t: Any, reduce: str,
+                            soft_target_loss: str) -> variable.Variable:
+    """The loss of soft targets as a differentiable graph (``t`` an array).
+
+    compat: Chainer's double-backprop graph takes integer labels only (soft targets fail its
+    select_item's type check); this graph is ours.
+    """
     from chainer_compat.functions.activation.log_softmax import log_softmax
     from chainer_compat.functions.math.sum import sum as _sum
 
+    x_array = x.array
+    xp = backend.get_array_module(x_array)
+    loss = -_sum(log_softmax(x) * t, axis=1)
+    if soft_target_loss == "kl-divergence":
+        loss = loss + sum_in_numpy1_order(
+            t * xp.log(t + SoftmaxCrossEntropy.eps), 1).astype(x_array.dtype)
+    if reduce == "mean":
+        loss = _sum(loss * (1.0 / (x_array.size / x_array.shape[1])))
+    return loss
+
+
+def _double_backward_softmax_cross_entropy(
+        x: Any, t: Any, normalize: bool, class_weight: Any, ignore_label: int, reduce: str,
+        soft_target_loss: str) -> variable.Variable:
     _check_class_weight_option(class_weight)
     check_reduce(reduce, ("mean", "no"), "softmax_cross_entropy")
     x = variable.as_variable(x)
     t = variable.as_array(t)
     x_array = x.array
     if config.type_check:
+        # compat: checked up front, so a mismatch names SoftmaxCrossEntropy whichever path
+        # is taken (Chainer's graph fails later, in one of its functions).
         SoftmaxCrossEntropy()._check_data_type_forward((x_array, t))
-    xp = backend.get_array_module(x_array)
-    dtype = x_array.dtype
     soft_target = x_array.ndim == t.ndim and x_array.shape == t.shape
     if config.debug and not soft_target:
         _check_input_values(x_array, t, ignore_label)
-    if class_weight is not None and not soft_target:
-        _check_class_weight_length(class_weight, x_array)
-
-    log_y = log_softmax(x)
     if soft_target:
-        loss = -_sum(log_y * t, axis=1)
-        if soft_target_loss == "kl-divergence":
-            loss = loss + sum_in_numpy1_order(
-                t * xp.log(t + SoftmaxCrossEntropy.eps), 1).astype(dtype)
-        if reduce == "mean":
-            loss = _sum(loss * (1.0 / (x_array.size / x_array.shape[1])))
-        return loss
-
-    # The labels as weights on axis 1: zero except at the label, where they hold the class
-    # weight; rows of ignored samples are all zero.
-    t_valid = t != ignore_label
-    classes = xp.arange(x_array.shape[1]).reshape(_class_axis_shape(x_array.ndim))
-    weights = (xp.expand_dims(t, 1) == classes) & xp.expand_dims(t_valid, 1)
-    weights = weights.astype(dtype)
+        return _soft_target_loss_graph(x, t, reduce, soft_target_loss)
     if class_weight is not None:
-        weights *= xp.asarray(class_weight, dtype=dtype).reshape(
-            _class_axis_shape(x_array.ndim))
-    loss = -_sum(log_y * weights, axis=1)
-    if reduce == "mean":
-        count = int(t_valid.sum()) if normalize else len(x_array)
-        loss = _sum(loss * (1.0 / max(count, 1)))
-    return loss
+        _check_class_weight_length(class_weight, x_array)
+    return _label_loss_graph(x, t, normalize, class_weight, ignore_label, reduce)
 
 
 def softmax_cross_entropy(

@@ -397,3 +397,144 @@ def test_label_out_of_range_gives_nan_on_cupy(cupy):
     assert numpy.isnan(_host(loss.array))
     loss = softmax_cross_entropy(x, cupy.asarray([-2, 1], numpy.int32))
     assert numpy.isnan(_host(loss.array))
+
+
+# enable_double_backprop=True builds Chainer's graph: NOTE [the double-backprop graph]. The
+# label lists below are that graph's nodes, as Chainer 7.8.1's FunctionHooks report them.
+class _LabelRecorder(chainer_compat.FunctionHook):
+    name = "LabelRecorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append("f:" + function.label)
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append("b:" + function.label)
+
+
+def _labels_of_three_passes(x_array, t, **options):
+    """Hook labels of the forward, the backward and the double backward of the loss."""
+    recorders = [_LabelRecorder() for _ in range(3)]
+    x = chainer_compat.Variable(x_array)
+    with recorders[0]:
+        loss = softmax_cross_entropy(x, t, enable_double_backprop=True, **options)
+    with recorders[1]:
+        gx, = chainer_compat.grad([loss], [x], [chainer_compat.Variable(
+            numpy.ones(loss.shape, x_array.dtype))], enable_double_backprop=True)
+    with recorders[2]:
+        chainer_compat.functions.sum(gx * numpy.ones_like(x_array)).backward()
+    return [recorder.labels for recorder in recorders]
+
+
+def test_double_backprop_graph_has_chainers_nodes_float16_mean():
+    # float16: the masked losses are cast to float32, divided by the count of 2 (a constant
+    # multiplication by 1/2), summed and cast back.
+    x = numpy.linspace(-1, 1, 12).reshape(3, 4).astype(numpy.float16)
+    forward, backward, double = _labels_of_three_passes(
+        x, numpy.array([2, -1, 0], numpy.int32), class_weight=numpy.ones(4, numpy.float16))
+    assert forward == [
+        "f:LogSoftmax", "f:__neg__", "f:BroadcastTo", "f:_ * _", "f:Rollaxis", "f:Reshape",
+        "f:SelectItem", "f:_ * _", "f:Cast", "f:_ * 0.5", "f:Sum", "f:Cast"]
+    assert backward == [
+        "b:Cast", "f:Cast", "b:Sum", "f:BroadcastTo", "b:_ * 0.5", "f:_ * 0.5", "b:Cast",
+        "f:Cast", "b:_ * _", "f:_ * _", "b:SelectItem", "f:Assign", "b:Reshape", "b:Rollaxis",
+        "f:Rollaxis", "b:_ * _", "f:_ * _", "b:__neg__", "f:__neg__", "b:LogSoftmax",
+        "f:LogSoftmaxGrad"]
+    assert [label for label in double if label.startswith("b:")] == [
+        "b:Sum", "b:_ * _", "b:LogSoftmaxGrad", "b:__neg__", "b:_ * _", "b:Rollaxis",
+        "b:Assign", "b:_ * _", "b:Cast", "b:_ * 0.5", "b:BroadcastTo", "b:LogSoftmax",
+        "b:Cast"]
+
+
+def test_double_backprop_graph_has_chainers_nodes_more_axes_no_reduction():
+    x = numpy.linspace(-1, 1, 12).reshape(2, 3, 2).astype(numpy.float32)
+    forward, backward, double = _labels_of_three_passes(
+        x, numpy.array([[0, 2], [-1, 1]], numpy.int32), reduce="no")
+    assert forward == ["f:LogSoftmax", "f:__neg__", "f:Rollaxis", "f:Reshape", "f:SelectItem",
+                       "f:Reshape", "f:_ * _"]
+    assert backward == [
+        "b:_ * _", "f:_ * _", "b:Reshape", "f:Reshape", "b:SelectItem", "f:Assign",
+        "b:Reshape", "f:Reshape", "b:Rollaxis", "f:Rollaxis", "b:__neg__", "f:__neg__",
+        "b:LogSoftmax", "f:LogSoftmaxGrad"]
+    assert [label for label in double if label.startswith("b:")] == [
+        "b:Sum", "b:_ * _", "b:LogSoftmaxGrad", "b:__neg__", "b:Rollaxis", "b:Reshape",
+        "b:Assign", "b:Reshape", "b:LogSoftmax", "b:_ * _"]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
+def test_double_backprop_ignored_loss_is_positive_zero(dtype):
+    # An ignored label's loss is -log p (positive) times the 0 of the mask: +0, as in Chainer,
+    # also for a mean over nothing but ignored labels.
+    x = numpy.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], dtype)
+    t = numpy.array([1, -1], numpy.int32)
+    loss = softmax_cross_entropy(x, t, reduce="no", enable_double_backprop=True)
+    assert loss.array[1] == 0 and not numpy.signbit(loss.array[1])
+    loss = softmax_cross_entropy(x, numpy.array([-1, -1], numpy.int32),
+                                 enable_double_backprop=True)
+    assert loss.array == 0 and not numpy.signbit(loss.array)
+
+
+def test_double_backprop_clips_an_out_of_range_label_as_chainer():
+    # Outside debug mode Chainer clips labels into [0, C - 1] for select_item and counts them.
+    x = numpy.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], numpy.float32)
+    loss = softmax_cross_entropy(x, numpy.array([5, -3], numpy.int32), reduce="no",
+                                 enable_double_backprop=True)
+    log_y = chainer_compat.functions.log_softmax(x).array
+    assert loss.array.tobytes() == (-log_y[[0, 1], [2, 0]]).tobytes()
+
+
+def test_double_backprop_float16_rounds_in_chainers_order():
+    rng = numpy.random.default_rng(13)
+    x_array, t = _problem(rng, (3, 4), numpy.float16, ignored=(0,))
+    gloss = numpy.asarray(rng.uniform(-1, 1), numpy.float16)
+    x = chainer_compat.Variable(x_array)
+    loss = softmax_cross_entropy(x, t, normalize=False, enable_double_backprop=True)
+    loss.grad = gloss
+    loss.backward()
+
+    log_y = chainer_compat.functions.log_softmax(x_array).array
+    rows, labels = numpy.arange(3), t.clip(0, 3)
+    in_use = (t != -1).astype(numpy.float16)
+    # Forward: the masked -log p in float16, each cast to float32 and multiplied by 1/3 (the
+    # division by the batch size is a multiplication by its reciprocal, rounded to float32),
+    # summed in float32, cast back to float16.
+    scale = numpy.float32(1 / 3)
+    masked = -log_y[rows, labels] * in_use
+    expected_loss = (masked.astype(numpy.float32) * scale).sum().astype(numpy.float16)
+    assert loss.array.tobytes() == expected_loss.tobytes()
+    # Backward, node by node in reverse: gloss to float32, times 1/3, back to float16, times
+    # the mask, placed at the labels, negated, then log_softmax's gradient g - exp(y) sum(g).
+    picked = (numpy.float32(gloss) * scale).astype(numpy.float16) * in_use
+    g = numpy.zeros((3, 4), numpy.float16)
+    g[rows, labels] = picked
+    g = -g
+    expected_gx = g - numpy.exp(log_y) * g.sum(axis=1, keepdims=True)
+    assert x.grad.dtype == numpy.float16
+    assert x.grad.tobytes() == expected_gx.tobytes()
+
+
+def test_float16_soft_target_mean_sums_in_float16():
+    # Chainer sums the per-sample losses in float16, then scales by 1/N rounded to float16
+    # (seed 15: the first whose float32 sum and scaling round one ulp apart).
+    rng = numpy.random.default_rng(15)
+    x = rng.uniform(-2, 2, (3, 4)).astype(numpy.float16)
+    t = rng.dirichlet(numpy.ones(4), 3).astype(numpy.float16)
+    per_sample = softmax_cross_entropy(x, t, reduce="no").array
+    expected = per_sample.sum(dtype=numpy.float16) * numpy.float16(1 / 3)
+    loss = softmax_cross_entropy(x, t)
+    assert loss.array.dtype == numpy.float16
+    assert loss.array.tobytes() == expected.tobytes()
+
+
+def test_double_backprop_without_the_flag_has_chainers_message():
+    x = chainer_compat.Variable(numpy.zeros((2, 3), numpy.float32))
+    loss = softmax_cross_entropy(x, numpy.array([0, 1], numpy.int32))
+    gx, = chainer_compat.grad([loss], [x], enable_double_backprop=True)
+    with pytest.raises(RuntimeError) as info:
+        chainer_compat.functions.sum(gx * gx).backward()
+    assert str(info.value) == (
+        "F.softmax_cross_entropy was called with 'enable_double_backprop=False' argument, but "
+        "double-backprop is actually being performed. Please specify "
+        "'enable_double_backprop=True' explicitly.")

@@ -43,6 +43,15 @@ class _UnsupportedOperation(TypeError, NotImplementedError):
     """
 
 
+def _unsupported_operator(operator: str) -> Any:
+    """A Variable comparison method that raises, in Chainer's wording (which names the fix)."""
+    def unsupported(self: Any, other: Any) -> Any:
+        raise _UnsupportedOperation(
+            f"Variables do not support {operator} operator. You could use `array` attribute "
+            "instead.")
+    return unsupported
+
+
 def _array_types_text() -> str:
     return "numpy.ndarray or cupy.ndarray"
 
@@ -1045,14 +1054,17 @@ class Variable:
     def __getitem__(self, slices: Any) -> Variable:
         return _ops.get_item(self, slices)
 
-    def _unsupported(self, *args: Any) -> Any:
-        raise _UnsupportedOperation(
-            "Variable does not support comparison or truth testing: compare the arrays "
-            "instead (x.array < y.array, bool(x.array))")
+    __lt__ = _unsupported_operator("<")
+    __le__ = _unsupported_operator("<=")
+    __gt__ = _unsupported_operator(">")
+    __ge__ = _unsupported_operator(">=")
+    __eq__ = _unsupported_operator("==")  # type: ignore[assignment]
+    __ne__ = _unsupported_operator("!=")  # type: ignore[assignment]
 
-    __lt__ = __le__ = __gt__ = __ge__ = _unsupported
-    __eq__ = __ne__ = _unsupported  # type: ignore[assignment]
-    __bool__ = _unsupported
+    def __bool__(self) -> bool:
+        raise _UnsupportedOperation(
+            "Variables cannot be evaluated as Python bool. You could use `array` attribute "
+            "instead.")
 
 
 def _node_for(variable: Variable, name: str | None, requires_grad: bool) -> VariableNode:

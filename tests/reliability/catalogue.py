@@ -335,14 +335,14 @@ def _(s):
 
 
 @case("variable-comparison", "`if loss < 0.1:` on a Variable", TypeError,
-      "does not support comparison", "compare the arrays instead", "x.array < y.array")
+      "Variables do not support < operator", "use `array` attribute instead")
 def _(s):
     if s.x < 0.1:
         pass
 
 
 @case("variable-truth", "`if x:` on a Variable", TypeError,
-      "truth testing", "bool(x.array)")
+      "cannot be evaluated as Python bool", "use `array` attribute instead")
 def _(s):
     if s.x:
         pass

@@ -22,7 +22,7 @@ from chainer_compat.serializers import Deserializer
 from chainer_compat.utils._numpy_scalars import (
     as_numpy1_scalar,
     as_plain_array,
-    is_numpy1_scalar_update,
+    is_numpy1_scalar,
     weak_scalar,
 )
 from chainer_compat.variable import Parameter, Variable
@@ -289,7 +289,7 @@ class UpdateRule:
         """For a 0-d float16/float32 NumPy parameter, its array, gradient and state arrays are
         seen as NumPy 1 saw them inside the block: NOTE [0-d arrays in updates] in
         utils/_numpy_scalars.py. Anything else is left alone."""
-        if not is_numpy1_scalar_update(param.array):
+        if not is_numpy1_scalar(param.array):
             yield
             return
         self._view_arrays(param, as_numpy1_scalar)

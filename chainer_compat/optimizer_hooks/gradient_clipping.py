@@ -13,7 +13,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.utils._numpy_scalars import (
     as_numpy1_scalar,
-    is_numpy1_scalar_update,
+    is_numpy1_scalar,
     weak_scalar,
 )
 
@@ -87,7 +87,7 @@ class GradientClipping:
                 rate = (self.threshold / xp.sqrt(squared_norm)).clip(None, 1)
         for param in params:
             grad = param.grad
-            if is_numpy1_scalar_update(grad):
+            if is_numpy1_scalar(grad):
                 grad = as_numpy1_scalar(grad)  # NOTE [0-d arrays in updates]
             with backend.using_device(backend.get_device_from_array(grad)):
                 grad *= rate

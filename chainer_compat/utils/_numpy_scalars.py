@@ -83,9 +83,10 @@ def _numpy1_view(value: Any) -> Any:
     return array.view(_Numpy1Scalar) if array.ndim == 0 else array
 
 
-def is_numpy1_scalar_update(array: Any) -> bool:
-    """Whether an update of ``array`` needs NOTE [0-d arrays in updates]: a 0-d NumPy float16
-    or float32 array (a float64 one promotes alike on both)."""
+def is_numpy1_scalar(array: Any) -> bool:
+    """Whether ``array`` is a 0-d NumPy float16 or float32 array, which NumPy 1 took for a
+    scalar that meets Python numbers in float64 (NOTE [0-d arrays in updates]; a float64 one
+    computes alike on both)."""
     return (type(array) is numpy.ndarray and array.ndim == 0
             and array.dtype in (numpy.float16, numpy.float32))
 

@@ -7,9 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.utils._numpy_scalars import is_numpy1_scalar
+
+
+def _constant_type(array: Any) -> Any:
+    """The type Chainer's Python constants took against ``array`` on NumPy 1: its own dtype,
+    but float64 against a 0-d float16/float32 NumPy array, which NumPy 1 took for a scalar
+    (NOTE [0-d arrays in updates] in utils/_numpy_scalars.py)."""
+    return numpy.float64 if is_numpy1_scalar(array) else array.dtype.type
 
 
 class HardSigmoid(FloatActivation):
@@ -19,7 +29,7 @@ class HardSigmoid(FloatActivation):
         x, = inputs
         self.retain_inputs((0,))
         xp = backend.get_array_module(x)
-        dtype = x.dtype.type
+        dtype = _constant_type(x)
         y = xp.clip(x * dtype(0.2) + dtype(0.5), dtype(0), dtype(1))
         return utils.force_array(y, x.dtype),
 
@@ -37,7 +47,7 @@ class HardSigmoidGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
         x = self.x
-        gx = gy * ((-2.5 < x) & (x < 2.5)) * gy.dtype.type(0.2)
+        gx = gy * ((-2.5 < x) & (x < 2.5)) * _constant_type(gy)(0.2)
         return utils.force_array(gx, gy.dtype),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:

@@ -55,3 +55,23 @@ def test_hard_sigmoid_values_and_gradients_match_numpy(shape, dtype, uniform, ch
 def test_integer_input_is_rejected(func, name):
     with pytest.raises(type_check.InvalidType, match=rf"{name} \(Forward\)[\s\S]*x\.dtype"):
         func(numpy.arange(3))
+
+
+def test_hard_sigmoid_of_a_0_d_input_meets_its_constants_in_double_precision_as_on_numpy_1():
+    # NumPy 1 took a 0-d float32 array for a scalar, so Chainer's x * 0.2 + 0.5 ran in float64.
+    rng = numpy.random.RandomState(0)
+    values = rng.uniform(-3, 3, 200).astype(numpy.float32)
+    differs = 0
+    for value in values:
+        x = Variable(numpy.array(value))
+        y = hard_sigmoid(x)
+        expected = numpy.float32(min(1.0, max(0.0, numpy.float64(value) * 0.2 + 0.5)))
+        assert y.array.shape == () and y.array.tobytes() == expected.tobytes()
+        differs += expected != numpy.float32(numpy.clip(value * numpy.float32(0.2)
+                                                        + numpy.float32(0.5), 0, 1))
+        y.grad = numpy.array(numpy.float32(0.7))
+        y.backward()
+        inside = -2.5 < value < 2.5
+        assert x.grad.tobytes() == numpy.float32(
+            numpy.float64(numpy.float32(0.7)) * 0.2 * inside).tobytes()
+    assert differs  # the case tells float64 from float32 apart

@@ -1,8 +1,9 @@
 """``OldStyleCall``: lets a built-in FunctionNode be called like the old-style Function it is in
 Chainer (``F.Accuracy()(y, t)``, ``LSTMGrad()(...)``).
 
-Layer 5: imports the configuration and variable. ``gradients_without_graph`` gives such a
-function's backward Chainer's behaviour: see NOTE [old-style gradients].
+Layer 5: imports the configuration, variable and function_node. ``gradients_without_graph`` and
+``gradients_with_values`` give such a function's backward Chainer's behaviour: see NOTE
+[old-style gradients].
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from chainer_compat.configuration import config
+from chainer_compat.function_node import FunctionNode
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
-__all__ = ["OldStyleCall", "gradients_without_graph", "records_a_graph"]
+__all__ = ["OldStyleCall", "gradients_with_values", "gradients_without_graph",
+           "records_a_graph"]
 
 # NOTE [old-style gradients]
 # Chainer's old-style Functions compute their gradients as arrays: a hook sees such a function's
@@ -22,7 +25,10 @@ __all__ = ["OldStyleCall", "gradients_without_graph", "records_a_graph"]
 # are FunctionNodes whose backward does the same (Chainer's arithmetic on arrays, wrapped as
 # Variables without a creator, needing a gradient as Chainer's FunctionAdapter makes them)
 # unless a graph is being recorded (double backprop, enable_backprop on): then they apply
-# differentiable functions instead, which Chainer cannot.
+# differentiable functions instead, which Chainer cannot. Those gradients still take the
+# values of Chainer's arithmetic (``gradients_with_values``), since the differentiable form
+# rounds otherwise: a user turning double backprop on for a gradient penalty elsewhere in the
+# model gets the same first-order gradients from these functions as without it.
 
 
 class OldStyleCall:
@@ -53,3 +59,35 @@ def gradients_without_graph(arrays: Sequence[Any], indexes: Sequence[int]
     Variables without a creator (None stays None): NOTE [old-style gradients]."""
     return tuple(None if arrays[index] is None else _new_unlinked_variable(arrays[index], True)
                  for index in indexes)
+
+
+class _ArrayValues(FunctionNode):
+    """Passes its input's gradient through unchanged, holding ``array`` as its value:
+    a differentiable gradient with the value of Chainer's arithmetic (NOTE [old-style
+    gradients])."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    @property
+    def label(self) -> str:
+        return "OldStyleGradient"
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return self.array,
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        return grad_outputs
+
+
+def gradients_with_values(graph: Sequence[Variable | None], arrays: Sequence[Any],
+                          indexes: Sequence[int]) -> tuple[Variable | None, ...]:
+    """The differentiable gradients ``graph`` (one per index in ``indexes``), each holding the
+    array of Chainer's arithmetic for its input (``arrays``, one per input) as its value: NOTE
+    [old-style gradients]."""
+    result: list[Variable | None] = []
+    for index, grad in zip(indexes, graph, strict=True):
+        array = arrays[index]
+        result.append(grad if grad is None or array is None
+                      else _ArrayValues(array).apply((grad,))[0])
+    return tuple(result)

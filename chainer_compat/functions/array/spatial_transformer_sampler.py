@@ -13,6 +13,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import (
     OldStyleCall,
+    gradients_with_values,
     gradients_without_graph,
     records_a_graph,
 )
@@ -197,11 +198,12 @@ class SpatialTransformerSampler(OldStyleCall, _BilinearGather):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        if records_a_graph():
-            return super().backward(indexes, grad_outputs)
         x, grid = self.get_retained_inputs()
-        return gradients_without_graph(
-            _gradient_arrays(x.array, grid.array, grad_outputs[0].array), indexes)
+        arrays = _gradient_arrays(x.array, grid.array, grad_outputs[0].array)
+        if records_a_graph():
+            return gradients_with_values(super().backward(indexes, grad_outputs), arrays,
+                                         indexes)
+        return gradients_without_graph(arrays, indexes)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "grid"))

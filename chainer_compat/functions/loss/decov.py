@@ -12,6 +12,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import (
     OldStyleCall,
+    gradients_with_values,
     gradients_without_graph,
     records_a_graph,
 )
@@ -71,8 +72,9 @@ class DeCov(OldStyleCall, FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         h, = self.get_retained_inputs()
         grad_loss, = grad_outputs
+        arrays = (self._gradient_array(grad_loss.array),)
         if not records_a_graph():
-            return gradients_without_graph((self._gradient_array(grad_loss.array),), indexes)
+            return gradients_without_graph(arrays, indexes)
         if self.reduce == "half_squared_sum":
             # d(0.5 * sum(C ** 2)) / dC = C, scaled by the loss's gradient.
             covariance = DeCov("no").apply((h,))[0]
@@ -84,7 +86,7 @@ class DeCov(OldStyleCall, FunctionNode):
         # C depends on h twice, as the left and as the right factor of h_c.T @ h_c.
         grad_left, = covariance_grads(h, h, grad_covariance, (0,))
         grad_right, = covariance_grads(h, h, grad_covariance, (1,))
-        return grad_left + grad_right,
+        return gradients_with_values((grad_left + grad_right,), arrays, indexes)
 
     def _gradient_array(self, grad_loss: Any) -> Any:
         """h's gradient on arrays, in Chainer's arithmetic (NOTE [old-style gradients])."""

@@ -11,6 +11,7 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import (
     OldStyleCall,
+    gradients_with_values,
     gradients_without_graph,
     records_a_graph,
 )
@@ -63,9 +64,9 @@ class Hinge(OldStyleCall, FunctionNode):
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
         signs = self._label_signs(x.array, t.array)
+        arrays = (self._gradient_array(x.array, signs, gy.array), None)
         if not records_a_graph():
-            return gradients_without_graph(
-                (self._gradient_array(x.array, signs, gy.array), None), indexes)
+            return gradients_without_graph(arrays, indexes)
         active = utils.force_array(x.array * signs > -1).astype(x.dtype)
         if self.reduce == "mean":
             gy = broadcast_to(gy * (1.0 / len(x)), x.shape)
@@ -74,7 +75,7 @@ class Hinge(OldStyleCall, FunctionNode):
         else:
             # d/dx max(0, 1 + s x)**2 = 2 s max(0, 1 + s x), written to be differentiable in x.
             gx = gy * ((x * signs + 1) * (2 * signs * active))
-        return tuple([gx if i == 0 else None for i in indexes])
+        return gradients_with_values([gx if i == 0 else None for i in indexes], arrays, indexes)
 
     def _gradient_array(self, x: Any, signs: Any, gy: Any) -> Any:
         """x's gradient on arrays, in Chainer's arithmetic (NOTE [old-style gradients])."""

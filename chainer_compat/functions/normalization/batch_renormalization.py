@@ -16,7 +16,11 @@ import numpy
 from chainer_compat import backend, variable
 from chainer_compat.configuration import using_config
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
+from chainer_compat.functions._old_style import (
+    gradients_with_values,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.normalization.batch_normalization import (
     _batch_statistics,
     fixed_batch_normalization,
@@ -85,8 +89,14 @@ class _BatchRenormalization(FunctionNode):
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, gamma = self.get_retained_inputs()
         gy, = grad_outputs
+        arrays = self._gradient_arrays(x, gamma, gy)
         if records_a_graph():
-            return self._differentiable_gradients(indexes, x, gamma, gy)
+            return gradients_with_values(
+                self._differentiable_gradients(indexes, x, gamma, gy), arrays, indexes)
+        return gradients_without_graph(arrays, indexes)
+
+    def _gradient_arrays(self, x: Any, gamma: Any, gy: Any) -> tuple[Any, ...]:
+        """The gradients of x, gamma and beta on arrays, in Chainer's arithmetic."""
         gamma_array, gy_array = gamma.array, gy.array
         expander, axis = self.expander, self.axis
         count = gamma_array.dtype.type(x.size // gamma.size)
@@ -96,9 +106,8 @@ class _BatchRenormalization(FunctionNode):
         g_std = sum_in_numpy1_order(gy_array * self.normalized, axis)
         scale = (self.r * gamma_array / self.std)[expander]
         gx = scale * (gy_array - (self.normalized * g_std[expander] + g_beta[expander]) / count)
-        all_grads = (gx.astype(x.dtype, copy=False),
-                     g_gamma.astype(gamma.dtype, copy=False), g_beta)
-        return gradients_without_graph(all_grads, indexes)
+        return (gx.astype(x.dtype, copy=False), g_gamma.astype(gamma.dtype, copy=False),
+                g_beta)
 
     def _differentiable_gradients(self, indexes: tuple[int, ...], x: Any, gamma: Any,
                                   gy: Any) -> tuple[Any, ...]:

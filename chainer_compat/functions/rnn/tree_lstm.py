@@ -13,6 +13,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import (
     OldStyleCall,
+    gradients_with_values,
     gradients_without_graph,
     records_a_graph,
 )
@@ -91,10 +92,11 @@ class TreeLSTM(OldStyleCall, FunctionNode):
         inputs = self.get_retained_inputs()
         cells, x = inputs[:-1], inputs[-1]
         gc, gh = grad_outputs
+        arrays = self._gradient_arrays([cell.array for cell in cells], x.array,
+                                       0 if gc is None else gc.array,
+                                       0 if gh is None else gh.array)
         if not records_a_graph():
-            return gradients_without_graph(self._gradient_arrays(
-                [cell.array for cell in cells], x.array,
-                0 if gc is None else gc.array, 0 if gh is None else gh.array), indexes)
+            return gradients_without_graph(arrays, indexes)
         a, i, o, *forgets = _split_block_variables(x, 3 + len(cells))
         tanh_a, sig_i, sig_o = tanh(a), sigmoid(i), sigmoid(o)
         sig_fs = [sigmoid(forget) for forget in forgets]
@@ -122,7 +124,7 @@ class TreeLSTM(OldStyleCall, FunctionNode):
             blocks += [gc_total * cell * sig_f * (1 - sig_f)
                        for sig_f, cell in zip(sig_fs, cells)]
             grads[x_index] = reshape(stack(blocks, axis=1), x.shape)
-        return tuple(grads[index] for index in indexes)
+        return gradients_with_values([grads[index] for index in indexes], arrays, indexes)
 
     def _gradient_arrays(self, cells: list[Any], x: Any, gc: Any, gh: Any) -> list[Any]:
         """The children's and x's gradients on arrays, in Chainer's arithmetic; a missing

@@ -44,49 +44,65 @@ class PReLUFunction(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
-        return PReLUFunctionGrad().apply((x, w, grad_outputs[0]))
+        return PReLUFunctionGrad(
+            x.array, reduction_axes(w.ndim, x.ndim), extended_shape(w.shape, x.ndim),
+        ).apply((x, w, grad_outputs[0]))
 
 
 class PReLUFunctionGrad(FunctionNode):
-    """Gradients of PReLU with respect to ``x`` and ``W``, from ``(x, W, gy)``."""
+    """Gradients of PReLU with respect to ``x`` and ``W``, from ``(x, W, gy)``.
+
+    The side of each entry is read from ``cond`` (the forward's ``x``), not from the input, so
+    the node also serves its own double backward (NOTE [PReLU double backward]). With
+    ``reduce_axes`` ``None`` the ``W`` gradient is left unsummed, of ``x``'s shape.
+    """
+
+    def __init__(self, cond: Any, reduce_axes: tuple[int, ...] | None,
+                 extended_shape: tuple[int, ...]) -> None:
+        self.cond = cond
+        self.reduce_axes = reduce_axes
+        self.extended_shape = extended_shape
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         x, w, gy = inputs
         xp = backend.get_array_module(x)
-        slopes = w.reshape(extended_shape(w.shape, x.ndim))
-        # compat: Chainer's mask, x >= 0, so a NaN input takes the slope's side as there.
-        kept = x >= 0
+        slopes = w.reshape(self.extended_shape)
+        # compat: Chainer's mask, cond >= 0, so a NaN input takes the slope's side as there.
+        kept = self.cond >= 0
         gx = xp.where(kept, gy, gy * slopes)
-        # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
-        gw = sum_in_numpy1_order(xp.where(kept, x.dtype.type(0), x * gy),
-                                 axis=reduction_axes(w.ndim, x.ndim))
+        gw = xp.where(kept, x.dtype.type(0), x * gy)
+        if self.reduce_axes is not None:
+            # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
+            gw = sum_in_numpy1_order(gw, axis=self.reduce_axes)
         return in_c_order(utils.force_array(gx, x.dtype)), utils.force_array(gw, x.dtype)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        # gx = gy * (m + (1 - m) W) and gW = sum((1 - m) x gy) with the constant mask m = x >= 0.
+        # NOTE [PReLU double backward]: gx = where(m, gy, gy W) and gW = sum(where(m, 0, x gy))
+        # with the constant mask m = cond >= 0 are linear in gy and in (W, x) separately, so
+        # the ggx-parts of their derivatives are this node again applied to (gy, W, ggx)
+        # (unsummed), as in Chainer; node order and rounding follow it. compat: Chainer needs
+        # both ggx and ggW; a missing one here just drops its terms.
         x, w, gy = self.get_retained_inputs()
         ggx, ggw = grad_outputs
-        negative = x.array < 0
-        shape = extended_shape(w.shape, x.ndim)
-        slopes = broadcast_to(reshape(w, shape), x.shape)
-        ggw_full = None if ggw is None else broadcast_to(reshape(ggw, shape), x.shape)
+        if ggw is not None:
+            ggw = broadcast_to(reshape(ggw, self.extended_shape), x.shape)
+            ggw = ggw * (self.cond < 0)
+        ggx_gy = ggx_w = None
+        if ggx is not None:
+            ggx_gy, ggx_w = PReLUFunctionGrad(
+                self.cond, None, self.extended_shape).apply((gy, w, ggx))
+
         grads: list[Any] = []
-        for index in indexes:
-            grad = None
-            if index == 0:
-                if ggw_full is not None:
-                    grad = ggw_full * gy * negative
-            elif index == 1:
-                if ggx is not None:
-                    grad = _sum(ggx * gy * negative, axis=reduction_axes(w.ndim, x.ndim))
-            else:
-                if ggx is not None:
-                    grad = ggx * (slopes * negative + (~negative))
-                if ggw_full is not None:
-                    term = ggw_full * x * negative
-                    grad = term if grad is None else grad + term
-            grads.append(grad)
+        if 0 in indexes:
+            grads.append(None if ggw is None else gy * ggw)
+        if 1 in indexes:
+            grads.append(None if ggx_w is None else _sum(ggx_w, axis=self.reduce_axes))
+        if 2 in indexes:
+            ggy = None if ggw is None else x * ggw
+            if ggx_gy is not None:
+                ggy = ggx_gy if ggy is None else ggy + ggx_gy
+            grads.append(ggy)
         return tuple(grads)
 
 

@@ -1,7 +1,7 @@
 """``swish``: ``x * sigmoid(beta * x)`` with a parameter ``beta`` shared across the batch.
 
 Layer 5: imports backend, utils, function_node and the ``sigmoid``/``sum``/``reshape``/
-``broadcast_to`` functions.
+``broadcast_to``/``cast`` functions.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import extended_shape, reduction_axes
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.array.broadcast import broadcast_to
+from chainer_compat.functions.array.cast import cast
 from chainer_compat.functions.array.reshape import reshape
+from chainer_compat.functions.math._basic_math_grads import sum_of_terms
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import type_check
 from chainer_compat.utils._reduction_order import sum_in_numpy1_order
@@ -73,43 +75,53 @@ class SwishGrad(FunctionNode):
         return utils.force_array(gx, x.dtype), utils.force_array(gbeta, x.dtype)
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        # With u = beta * x and s = sigmoid(u): gx = gy * (s + u s'), gbeta = sum(gy x^2 s'),
-        # where s' = s (1 - s) and s'' = s' (1 - 2 s). Differentiating those once more:
+        # NOTE [Swish double backward]: with s = sigmoid(beta x), y = x s and by = beta y,
+        # SwishGrad computes gx = gy (by + s (1 - by)) and gbeta = sum(gy y (x - y)). Their
+        # derivatives are written in terms of y and by, as Chainer writes them, and every
+        # intermediate is built in Chainer's order so the rounding and the nodes a
+        # FunctionHook sees are Chainer's. compat: Chainer needs both ggx and ggbeta; a
+        # missing one here just drops its terms.
         x, beta, gy = self.get_retained_inputs()
         ggx, ggbeta = grad_outputs
-        beta_full = broadcast_to(reshape(beta, self.extended_shape), x.shape)
-        ggbeta_full = (None if ggbeta is None
-                       else broadcast_to(reshape(ggbeta, self.extended_shape), x.shape))
-        u = beta_full * x
-        s = sigmoid(u)
-        ds = s * (1 - s)
-        dds = ds * (1 - 2 * s)
-        common = 2 * ds + u * dds  # d(s + u s')/du
+        beta = broadcast_to(reshape(beta, self.extended_shape), gy.shape)
+        if ggbeta is not None:
+            ggbeta = broadcast_to(reshape(ggbeta, self.extended_shape), gy.shape)
+
+        s = sigmoid(beta * x)
+        y = x * s
+        by = beta * y
+        one_minus_s = 1 - s
+        s_one_minus_by = s * (1 - by)
+        y_x_minus_y = y * (x - y)
+        x_minus_2y = x - 2 * y
+        # d(gx)/dbeta / gy, which is also d(gbeta)/dx / gy before the sum.
+        common = gy * y * (2 + beta * x_minus_2y) * one_minus_s
+
         grads: list[Any] = []
-        for index in indexes:
-            terms = []
-            if index == 0:
-                if ggx is not None:
-                    terms.append(ggx * gy * beta_full * common)
-                if ggbeta_full is not None:
-                    terms.append(ggbeta_full * gy * x * common)
-            elif index == 1:
-                if ggx is not None:
-                    terms.append(ggx * gy * x * common)
-                if ggbeta_full is not None:
-                    terms.append(ggbeta_full * gy * x * x * x * dds)
-            else:
-                if ggx is not None:
-                    terms.append(ggx * (s + u * ds))
-                if ggbeta_full is not None:
-                    terms.append(ggbeta_full * x * x * ds)
-            grad = None
-            for term in terms:
-                grad = term if grad is None else grad + term
-            if index == 1 and grad is not None:
-                grad = _sum(grad, axis=self.reduction_axes)
-            grads.append(grad)
+        if 0 in indexes:
+            gx = sum_of_terms(
+                None if ggx is None
+                else ggx * gy * beta * one_minus_s * (by + 2 * s_one_minus_by),
+                None if ggbeta is None else ggbeta * common)
+            grads.append(_cast(gx, x.dtype))
+        if 1 in indexes:
+            gbeta = sum_of_terms(
+                None if ggx is None else ggx * common,
+                None if ggbeta is None else ggbeta * gy * y_x_minus_y * x_minus_2y)
+            if gbeta is not None:
+                gbeta = _sum(gbeta, axis=self.reduction_axes)
+            grads.append(_cast(gbeta, beta.dtype))
+        if 2 in indexes:
+            ggy = sum_of_terms(
+                None if ggx is None else ggx * (by + s_one_minus_by),
+                None if ggbeta is None else ggbeta * y_x_minus_y)
+            grads.append(_cast(ggy, gy.dtype))
         return tuple(grads)
+
+
+def _cast(grad: Any, dtype: Any) -> Any:
+    # compat: Chainer casts each second-order gradient, a Cast node when backprop is on.
+    return None if grad is None else cast(grad, dtype)
 
 
 def swish(x: Any, beta: Any) -> variable.Variable:

@@ -132,67 +132,90 @@ class BilinearFunctionGrad(FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         from chainer_compat.functions.array.broadcast import broadcast_to
-        from chainer_compat.functions.array.reshape import reshape
+        from chainer_compat.functions.math._basic_math_grads import sum_of_terms
         from chainer_compat.functions.math.matmul import matmul
 
+        # NOTE [Bilinear double backward]: every gradient is bilinear in its inputs, so each
+        # derivative is one of the three contractions below with one input swapped for an
+        # incoming gradient. compat: they are built as Chainer builds them, from batched
+        # outer products and matrix products (not with this node's einsums), all nine before
+        # any is summed and in Chainer's order, so the rounding and the nodes a FunctionHook
+        # sees are Chainer's. Chainer needs every incoming gradient; a missing one here just
+        # drops its terms.
         inputs = self.get_retained_inputs()
-        e1_in, e2_in, w = inputs[:3]
-        gy = inputs[-1]
-        e1 = _as_matrix(e1_in)
-        e2 = _as_matrix(e2_in)
+        e1 = _as_matrix(inputs[0])
+        e2 = _as_matrix(inputs[1])
+        w, gy = inputs[2], inputs[-1]
         gge1, gge2, ggw = (None if g is None else _as_matrix(g) if i < 2 else g
                            for i, g in enumerate(grad_outputs[:3]))
-        linear = len(inputs) == 6
-        # Each gradient is bilinear in its inputs, so its derivatives are the same gradients
-        # (or the function itself) with one input swapped for an incoming gradient.
-        terms: dict[int, list[Any]] = {i: [] for i in range(len(inputs))}
+        dge1_de2 = dge1_dw = dge1_dgy = None
         if gge1 is not None:
-            ge2_of, gw_of = _gradients(gge1, e2, w, gy)[1:3]
-            terms[1].append(ge2_of)
-            terms[2].append(gw_of)
-            terms[len(inputs) - 1].append(bilinear(gge1, e2, w))
+            dge1_de2 = _ij_il_jkl_to_ik(gge1, gy, w)
+            dge1_dw = _ij_ik_il_to_jkl(gge1, e2, gy)
+            dge1_dgy = _ij_ik_jkl_to_il(gge1, e2, w)
+        dge2_de1 = dge2_dw = dge2_dgy = None
         if gge2 is not None:
-            ge1_of, _, gw_of = _gradients(e1, gge2, w, gy)
-            terms[0].append(ge1_of)
-            terms[2].append(gw_of)
-            terms[len(inputs) - 1].append(bilinear(e1, gge2, w))
+            dge2_de1 = _ik_il_jkl_to_ij(gge2, gy, w)
+            dge2_dw = _ij_ik_il_to_jkl(e1, gge2, gy)
+            dge2_dgy = _ij_ik_jkl_to_il(e1, gge2, w)
+        dgw_de1 = dgw_de2 = dgw_dgy = None
         if ggw is not None:
-            ge1_of, ge2_of, _ = _gradients(e1, e2, ggw, gy)
-            terms[0].append(ge1_of)
-            terms[1].append(ge2_of)
-            terms[len(inputs) - 1].append(bilinear(e1, e2, ggw))
-        if linear:
+            dgw_de1 = _ik_il_jkl_to_ij(e2, gy, ggw)
+            dgw_de2 = _ij_il_jkl_to_ik(e1, gy, ggw)
+            dgw_dgy = _ij_ik_jkl_to_il(e1, e2, ggw)
+        ge1 = sum_of_terms(dgw_de1, dge2_de1)
+        ge2 = sum_of_terms(dgw_de2, dge1_de2)
+        gw = sum_of_terms(dge1_dw, dge2_dw)
+        ggy = sum_of_terms(sum_of_terms(dgw_dgy, dge1_dgy), dge2_dgy)
+        grads = [ge1, ge2, gw]
+        if len(inputs) == 6:
             v1, v2 = inputs[3], inputs[4]
             ggv1, ggv2, ggb = grad_outputs[3:]
-            if gge1 is not None:
-                terms[3].append(matmul(gge1, gy, transa=True))
-                terms[5].append(matmul(gge1, v1))
-            if gge2 is not None:
-                terms[4].append(matmul(gge2, gy, transa=True))
-                terms[5].append(matmul(gge2, v2))
+            grads.append(None if gge1 is None else matmul(gge1, gy, transa=True))
+            grads.append(None if gge2 is None else matmul(gge2, gy, transa=True))
             if ggv1 is not None:
-                terms[0].append(matmul(gy, ggv1, transb=True))
-                terms[5].append(matmul(e1, ggv1))
+                ge1 = sum_of_terms(ge1, matmul(gy, ggv1, transb=True))
             if ggv2 is not None:
-                terms[1].append(matmul(gy, ggv2, transb=True))
-                terms[5].append(matmul(e2, ggv2))
+                ge2 = sum_of_terms(ge2, matmul(gy, ggv2, transb=True))
+            for left, right in ((gge1, v1), (gge2, v2), (e1, ggv1), (e2, ggv2)):
+                if left is not None and right is not None:
+                    ggy = sum_of_terms(ggy, matmul(left, right))
             if ggb is not None:
-                terms[5].append(broadcast_to(ggb, gy.shape))
-        grads: list[Any] = []
-        for i in indexes:
-            if not terms[i]:
-                grads.append(None)
-                continue
-            total = terms[i][0]
-            for term in terms[i][1:]:
-                total = total + term
-            grads.append(reshape(total, inputs[i].shape) if i < 2 else total)
-        return tuple(grads)
+                ggy = sum_of_terms(ggy, broadcast_to(ggb, gy.shape))
+        grads[0] = None if ge1 is None else ge1.reshape(inputs[0].shape)
+        grads[1] = None if ge2 is None else ge2.reshape(inputs[1].shape)
+        grads.append(ggy)
+        return tuple(grads[i] for i in indexes)
 
 
-def _gradients(e1: Any, e2: Any, w: Any, gy: Any) -> tuple[Any, ...]:
-    """The quadratic term's gradients ``(ge1, ge2, gW)`` for ``(e1, e2, W)`` and ``gy``."""
-    return BilinearFunctionGrad().apply((e1, e2, w, gy))
+# The contractions of the double backward, named by their einsum subscripts (i the batch, j
+# and k the axes of e1 and e2, l the output's), each computed as Chainer computes it: a batched
+# outer product of the first two operands, flattened, then one matrix product.
+def _ij_ik_il_to_jkl(a: Any, b: Any, c: Any) -> Any:
+    from chainer_compat.functions.math.matmul import matmul
+
+    outer = matmul(a[:, :, None], b[:, None, :])
+    return matmul(_as_matrix(outer).T, c).reshape(a.shape[1], b.shape[1], c.shape[1])
+
+
+def _ij_ik_jkl_to_il(a: Any, b: Any, c: Any) -> Any:
+    from chainer_compat.functions.math.matmul import matmul
+
+    outer = matmul(a[:, :, None], b[:, None, :])
+    c = c.reshape(-1, c.shape[-1])  # before flattening outer, in Chainer's order of nodes
+    return matmul(_as_matrix(outer), c)
+
+
+def _ij_il_jkl_to_ik(a: Any, b: Any, c: Any) -> Any:
+    from chainer_compat.functions.array.swapaxes import swapaxes
+
+    return _ij_ik_jkl_to_il(a, b, swapaxes(c, 1, 2))
+
+
+def _ik_il_jkl_to_ij(a: Any, b: Any, c: Any) -> Any:
+    from chainer_compat.functions.array.rollaxis import rollaxis
+
+    return _ij_ik_jkl_to_il(a, b, rollaxis(c, 0, c.ndim))
 
 
 def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.loss._options import check_reduce
@@ -94,28 +92,21 @@ class SigmoidCrossEntropyGrad(FunctionNode):
         from chainer_compat.functions.array.broadcast import broadcast_to
         from chainer_compat.functions.math.sum import sum as _sum
 
-        x, gy = self.get_retained_inputs()
         ggx, = grad_outputs
-        dtype = x.dtype
-        mask = self.ignore_mask.astype(dtype)
-        count = self.count
-        # Chainer's expressions in Chainer's order, so the second-order gradients round alike:
-        # y (1 - y) broadcast_to(gy) times (ggx mask), and (y - t) times (ggx mask), each
-        # scaled by the reciprocal of the count rounded to the dtype.
+        x, gy = self.get_retained_inputs()
+        # Chainer's expressions, built in Chainer's order so the rounding and the nodes a
+        # FunctionHook sees agree: each gradient is scaled by (mask ggx), a fresh product for
+        # each, and divided by the count last (a host count is a product with its reciprocal).
         y = sigmoid(x)
-        scale: Any = None
+        y_prime = y * (1 - y)
+        grad_x = y_prime * broadcast_to(gy, y_prime.shape)
+        grad_gy = y - self.t.astype(y.dtype)
+        mask = self.ignore_mask.astype(y.dtype)
+        grad_x = grad_x * (ggx * mask)
+        grad_gy = grad_gy * (ggx * mask)
         if self.reduce == "mean":
-            if isinstance(count, (int, numpy.generic)):
-                scale = 1.0 / float(count)
-            else:  # a count on the device: divide there, without a sync
-                mask = utils.force_array(mask / count, dtype)
-        grad_x = y * (1 - y) * broadcast_to(gy, x.shape) * (ggx * mask)
-        grad_gy = (y - self.t.astype(dtype)) * (ggx * mask)
-        if self.reduce == "mean":
-            grad_gy = _sum(grad_gy)
-            if scale is not None:
-                grad_x = grad_x * scale
-                grad_gy = grad_gy * scale
+            grad_x = grad_x / self.count
+            grad_gy = _sum(grad_gy) / self.count
         return grad_x, grad_gy
 
 

@@ -28,8 +28,9 @@ def _constant_like(x: Any, value: Any) -> Any:
     return value.astype(x.dtype, copy=False)
 
 
-def _total(*terms: Any) -> Any:
-    """The sum of the terms that are not None, or None when all are."""
+def sum_of_terms(*terms: Any) -> Any:
+    """The sum of the terms that are not None, left to right, or None when all are (a
+    gradient's terms, some of which may be missing)."""
     present = [term for term in terms if term is not None]
     if not present:
         return None
@@ -172,12 +173,12 @@ class DivGrad(FunctionNode):
         if 1 in indexes:
             term0 = None if ggx0 is None else -ggx0 * gy / x1_square
             term1 = None if ggx1 is None else 2 * ggx1 * gy * x0 / (x1_square * x1)
-            total = _total(term0, term1)
+            total = sum_of_terms(term0, term1)
             grads.append(None if total is None else sum_to(total, x1.shape))
         if 2 in indexes:
             term0 = None if ggx0 is None else ggx0 / x1
             term1 = None if ggx1 is None else -ggx1 * x0 / x1_square
-            grads.append(_total(term0, term1))
+            grads.append(sum_of_terms(term0, term1))
         return tuple(grads)
 
 

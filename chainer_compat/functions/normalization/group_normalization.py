@@ -111,10 +111,13 @@ class GroupNormalization(FunctionNode):
             (normalized, gamma_wide, _cast(gy, dtype)))
         gx, = _XHatGrad(self.mean, self.inv_std, normalized.array).apply(
             (grouped, g_normalized))
-        # Parameters of another dtype than x get gradients of their own dtype (Chainer returns
-        # them in the normalizing dtype).
-        all_grads = (_cast(_reshape(gx, x.shape), x.dtype), _cast(g_gamma, gamma.dtype),
-                     _cast(g_beta, gamma.dtype))
+        # Parameters of another dtype than the normalizing one get gradients of their own
+        # dtype (Chainer returns them in the normalizing dtype); of that dtype they are
+        # returned as they are, without Chainer's no-op Cast nodes.
+        if g_gamma.dtype != gamma.dtype:
+            g_gamma = _cast(g_gamma, gamma.dtype)
+            g_beta = _cast(g_beta, gamma.dtype)
+        all_grads = (_cast(_reshape(gx, x.shape), x.dtype), g_gamma, g_beta)
         return tuple(all_grads[index] for index in indexes)
 
 
@@ -193,15 +196,15 @@ class _ScaleShiftGrad(FunctionNode):
             gg_normalized = _reshape(gg_normalized, by_channel)
         g_normalized = None if gg_gamma is None else gg_gamma[:, None] * gy
         g_gamma = None if gg_normalized is None else _sum(gg_normalized * gy, axis=(0, 2))
-        terms = []
-        if gg_normalized is not None:
-            terms.append(gg_normalized * gamma[:, None])
-        if gg_gamma is not None:
-            terms.append(gg_gamma[:, None] * normalized)
-        if gg_beta is not None:
-            terms.append(gg_beta[:, None])
+        # Each term is added as soon as it is built, in Chainer's order of nodes.
         g_gy = None
-        for term in terms:
+        if gg_normalized is not None:
+            g_gy = gg_normalized * gamma[:, None]
+        if gg_gamma is not None:
+            term = gg_gamma[:, None] * normalized
+            g_gy = term if g_gy is None else g_gy + term
+        if gg_beta is not None:
+            term = gg_beta[:, None]
             g_gy = term if g_gy is None else g_gy + term
         if g_normalized is not None:
             g_normalized = _reshape(g_normalized, normalized_shape)

@@ -11,7 +11,11 @@ from typing import Any
 
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.functions._old_style import OldStyleCall
+from chainer_compat.functions._old_style import (
+    OldStyleCall,
+    gradients_without_graph,
+    records_a_graph,
+)
 from chainer_compat.functions.activation.sigmoid import sigmoid
 from chainer_compat.functions.activation.tanh import tanh
 from chainer_compat.functions.math.basic_math import _direct
@@ -133,7 +137,8 @@ class SLSTMGrad(OldStyleCall, FunctionNode):
     """The gradient of :class:`SLSTM`:
     ``(c_prev1, c_prev2, x1, x2, c, gc, gh) -> (gc_prev1, gc_prev2, gx1, gx2)``.
 
-    Its own backward is written with differentiable functions, so gradients of any order exist.
+    Its own backward follows Chainer's arithmetic, on arrays or, while a graph is recorded, with
+    differentiable functions (NOTE [old-style gradients]), so gradients of any order exist.
     """
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -143,56 +148,108 @@ class SLSTMGrad(OldStyleCall, FunctionNode):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         c_prev1, c_prev2, x1, x2, c, gc, gh = self.get_retained_inputs()
+        ggc_prev1, ggc_prev2, ggx1, ggx2 = grad_outputs
+        # compat: a missing cell-state gradient is the int 0, as Chainer takes it; a missing
+        # gate gradient (which Chainer cannot take) is a zero array.
+        ggc_prev1 = 0 if ggc_prev1 is None else ggc_prev1
+        ggc_prev2 = 0 if ggc_prev2 is None else ggc_prev2
         xp = backend.get_array_module(x1.array)
-        upstream = [g if g is not None else zeros_variable(xp, v.shape, v.dtype)
-                    for g, v in zip(grad_outputs, (c_prev1, c_prev2, x1, x2))]
-        ggc_prev1, ggc_prev2, ggx1, ggx2 = upstream
+        if not records_a_graph():
+            # NOTE [old-style gradients]: Chainer's arithmetic on arrays.
+            gates1 = split_gates(xp.zeros_like(x1.array) if ggx1 is None else ggx1.array)
+            gates2 = split_gates(xp.zeros_like(x2.array) if ggx2 is None else ggx2.array)
+            a1, i1, f1, o1 = split_gates(x1.array)
+            a2, i2, f2, o2 = split_gates(x2.array)
+            grads = _grad_of_grads(
+                lambda v: logistic(v, xp), xp.tanh,
+                (c_prev1.array, a1, i1, f1), (c_prev2.array, a2, i2, f2), o1 + o2, c.array,
+                gc.array, gh.array, (_array(ggc_prev1), *gates1),
+                (_array(ggc_prev2), *gates2))
+            gx1, gx2 = xp.empty_like(x1.array), xp.empty_like(x2.array)
+            for gx, gate_grads in ((gx1, grads[1:5]), (gx2, grads[6:10])):
+                for view, grad in zip(split_gates(gx), gate_grads):
+                    view[...] = grad
+            all_arrays = (grads[0], grads[5], gx1, gx2, *grads[10:])
+            return gradients_without_graph(all_arrays, indexes)
 
-        # ``d_*`` is the derivative of an activation at its output.
-        sig_o = sigmoid(split_gate_variables(x1)[3] + split_gate_variables(x2)[3])
-        tanh_c = tanh(c)
-        d_o = sig_o * (1 - sig_o)
-        d_c = 1 - tanh_c * tanh_c
-        gc_total = gh * sig_o * d_c + gc
+        if ggx1 is None:
+            ggx1 = zeros_variable(xp, x1.shape, x1.dtype)
+        if ggx2 is None:
+            ggx2 = zeros_variable(xp, x2.shape, x2.dtype)
+        a1, i1, f1, o1 = split_gate_variables(x1)
+        a2, i2, f2, o2 = split_gate_variables(x2)
+        grads = _grad_of_grads(
+            sigmoid, tanh, (c_prev1, a1, i1, f1), (c_prev2, a2, i2, f2), o1 + o2, c, gc, gh,
+            (ggc_prev1, *split_gate_variables(ggx1)), (ggc_prev2, *split_gate_variables(ggx2)))
+        gx1 = join_gate_variables(grads[1:5], x1.shape)
+        gx2 = join_gate_variables(grads[6:10], x2.shape)
+        all_grads = (grads[0], grads[5], gx1, gx2, *grads[10:])
+        return tuple(all_grads[index] for index in indexes)
 
-        cells = []
-        g_total: Any = 0
-        ggo: Any = 0
-        for c_prev, x, ggc_prev, ggx in ((c_prev1, x1, ggc_prev1, ggx1),
-                                         (c_prev2, x2, ggc_prev2, ggx2)):
-            a, i, f, _ = split_gate_variables(x)
-            gga, ggi, ggf, ggo_k = split_gate_variables(ggx)
-            tanh_a, sig_i, sig_f = tanh(a), sigmoid(i), sigmoid(f)
-            d_a = 1 - tanh_a * tanh_a
-            d_i = sig_i * (1 - sig_i)
-            d_f = sig_f * (1 - sig_f)
-            # What the doubled output grads ask of gc_total, which gc, gh, o and c reach.
-            g_total = (g_total + ggc_prev * sig_f + gga * sig_i * d_a + ggi * tanh_a * d_i
-                       + ggf * c_prev * d_f)
-            ggo = ggo + ggo_k
-            cells.append((c_prev, x, ggc_prev, gga, ggi, ggf, tanh_a, sig_i, sig_f, d_a, d_i,
-                          d_f))
-        grad_o = gh * (g_total * d_c + ggo * tanh_c * (1 - 2 * sig_o)) * d_o
 
-        grads: list[Any] = []
-        for index in indexes:
-            if index <= 3:
-                (c_prev, x, ggc_prev, gga, ggi, ggf, tanh_a, sig_i, sig_f, d_a, d_i,
-                 d_f) = cells[index % 2]
-                if index <= 1:  # c_prev1, c_prev2
-                    grads.append(ggf * gc_total * d_f)
-                    continue
-                grad_a = gc_total * (ggi * d_i - 2 * gga * sig_i * tanh_a) * d_a
-                grad_i = gc_total * (gga * d_a + ggi * tanh_a * (1 - 2 * sig_i)) * d_i
-                grad_f = gc_total * (ggc_prev + ggf * c_prev * (1 - 2 * sig_f)) * d_f
-                grads.append(join_gate_variables((grad_a, grad_i, grad_f, grad_o), x.shape))
-            elif index == 4:  # c
-                grads.append(gh * (ggo * d_o - 2 * g_total * sig_o * tanh_c) * d_c)
-            elif index == 5:  # gc
-                grads.append(g_total)
-            else:  # gh
-                grads.append(g_total * sig_o * d_c + ggo * tanh_c * d_o)
-        return tuple(grads)
+def _array(value: Any) -> Any:
+    return value.array if isinstance(value, variable.Variable) else value
+
+
+def _grad_of_grads(sigmoid_of: Any, tanh_of: Any, cell1: tuple[Any, ...],
+                   cell2: tuple[Any, ...], o: Any, c: Any, gc: Any, gh: Any,
+                   upstream1: tuple[Any, ...], upstream2: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The gradients of :class:`SLSTMGrad`'s outputs, on arrays or on Variables alike.
+
+    ``cell_k`` is ``(c_prev_k, a_k, i_k, f_k)``, ``o`` is ``o1 + o2`` and ``upstream_k`` is
+    ``(ggc_prev_k, gga_k, ggi_k, ggf_k, ggo_k)``. Returns ``(gc_prev1, ga1, gi1, gf1, go1,
+    gc_prev2, ga2, gi2, gf2, go2, gc, ggc, ggh)``, where ``go1`` is ``go2``.
+
+    compat: Chainer's expressions in Chainer's order (``d_`` a first derivative at the
+    activation's output, ``dd_`` a second one), so the gradients round as Chainer's.
+    """
+    sig_o = sigmoid_of(o)
+    d_sig_o = _d_sigmoid(sig_o)
+    dd_sig_o = _dd_sigmoid(sig_o)
+    tanh_c = tanh_of(c)
+    d_tanh_c = _d_tanh(tanh_c)
+    dd_tanh_c = _dd_tanh(tanh_c, d_tanh_c)
+    gc_total = gh * sig_o * d_tanh_c + gc
+
+    grads: list[Any] = []
+    g_total: Any = None  # what the doubled outputs ask of gc_total (reached by gc, gh, o, c)
+    for (c_prev, a, i, f), (ggc_prev, gga, ggi, ggf, _) in ((cell1, upstream1),
+                                                             (cell2, upstream2)):
+        sig_i, sig_f, tanh_a = sigmoid_of(i), sigmoid_of(f), tanh_of(a)
+        d_sig_i, d_sig_f, d_tanh_a = _d_sigmoid(sig_i), _d_sigmoid(sig_f), _d_tanh(tanh_a)
+        grads.append(ggf * gc_total * d_sig_f)
+        grads.append((gga * sig_i * _dd_tanh(tanh_a, d_tanh_a) + ggi * d_tanh_a * d_sig_i)
+                     * gc_total)
+        grads.append((gga * d_tanh_a * d_sig_i + ggi * tanh_a * _dd_sigmoid(sig_i))
+                     * gc_total)
+        grads.append(ggc_prev * (gh * sig_o * d_tanh_c + gc) * d_sig_f
+                     + ggf * gc_total * c_prev * _dd_sigmoid(sig_f))
+        grads.append(None)  # the o gate's, the same for both cells: below
+        for term in (ggc_prev * sig_f, gga * sig_i * d_tanh_a, ggi * tanh_a * d_sig_i,
+                     ggf * c_prev * d_sig_f):
+            g_total = term if g_total is None else g_total + term
+    ggo = upstream1[4] + upstream2[4]
+    grads[4] = grads[9] = g_total * (gh * d_sig_o * d_tanh_c) + ggo * gh * tanh_c * dd_sig_o
+    grads.append(g_total * (gh * sig_o * dd_tanh_c) + ggo * gh * d_tanh_c * d_sig_o)
+    grads.append(g_total)
+    grads.append(g_total * sig_o * d_tanh_c + ggo * tanh_c * d_sig_o)
+    return tuple(grads)
+
+
+def _d_sigmoid(y: Any) -> Any:
+    return y * (1 - y)
+
+
+def _dd_sigmoid(y: Any) -> Any:
+    return y * (1 - y) * (1 - 2 * y)
+
+
+def _d_tanh(y: Any) -> Any:
+    return 1 - y * y
+
+
+def _dd_tanh(y: Any, d_y: Any) -> Any:
+    return -2 * y * d_y
 
 
 def slstm(c_prev1: Any, c_prev2: Any, x1: Any,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from gradient_paths import LabelRecorder
 
-from chainer_compat import gradient_check
+import chainer_compat
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
 from chainer_compat.utils import type_check
 
@@ -81,3 +83,21 @@ def test_shape_mismatch_raises_invalid_type():
 def test_float_labels_raise_invalid_type():
     with pytest.raises(type_check.InvalidType, match=r"t\.dtype\.kind == i"):
         sigmoid_cross_entropy(numpy.zeros((2, 3), "f"), numpy.zeros((2, 3), "f"))
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_double_backward_applies_chainers_nodes_in_its_order(normalize):
+    rng = numpy.random.default_rng(5)
+    x, t = _problem(rng, numpy.float32)
+    x = Variable(x)
+    gx, = chainer_compat.grad([sigmoid_cross_entropy(x, t, normalize=normalize)], [x],
+                              enable_double_backprop=True)
+    count = (t != -1).sum() if normalize else len(t)
+    with chainer_compat.no_backprop_mode(), LabelRecorder() as recorder:
+        gx.creator.backward((0, 1), (Variable(rng.standard_normal(x.shape, numpy.float32)),))
+    # Chainer 7.8.1: y = sigmoid(x), the x gradient y (1 - y) broadcast_to(gy), the gy one
+    # y - t, each times a fresh (mask ggx), then each divided by the count (a product with its
+    # reciprocal), the gy one after its Sum.
+    divide = "_ * " + str(1.0 / count)
+    assert recorder.labels == ["Sigmoid", "1 - _", "_ * _", "BroadcastTo", "_ * _", "_ - _",
+                               "_ * _", "_ * _", "_ * _", "_ * _", divide, "Sum", divide]

@@ -6,9 +6,10 @@ import warnings
 
 import numpy
 import pytest
-from gradient_paths import gradients_under_a_hook
+from gradient_paths import LabelRecorder, gradients_under_a_hook
 
-from chainer_compat import gradient_check
+import chainer_compat
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.normalization.group_normalization import group_normalization
 
 
@@ -110,3 +111,39 @@ def test_float16_sums_that_overflow_give_way_to_float32_sums():
                                    beta.astype(numpy.float32))
     assert y.dtype == numpy.float16
     numpy.testing.assert_allclose(y.array, expected.array, atol=2e-2)
+
+
+def test_a_recording_backward_applies_chainers_nodes():
+    rng = numpy.random.default_rng(6)
+    inputs = [Variable(rng.standard_normal(shape).astype(numpy.float32))
+              for shape in ((2, 4, 3), (4,), (4,))]
+    y = group_normalization(inputs[0], 2, inputs[1], inputs[2])
+    y.grad_var = Variable(numpy.ones(y.shape, numpy.float32))
+    with LabelRecorder() as recorder:
+        y.backward(enable_double_backprop=True)
+    # Chainer 7.8.1 casts gamma, the grouped x, gy and the x gradient (no-op Casts, which
+    # record nodes while backprop is on) but returns gamma's and beta's gradients as they are.
+    assert recorder.labels == ["Cast", "Reshape", "Cast", "_XHat", "Cast", "_ScaleShiftGrad",
+                               "_XHatGrad", "Reshape", "Cast"]
+
+
+def test_scale_shift_double_backward_adds_each_term_as_it_is_built():
+    rng = numpy.random.default_rng(7)
+    inputs = [Variable(rng.standard_normal(shape).astype(numpy.float32))
+              for shape in ((2, 4, 3), (4,), (4,))]
+    grads = chainer_compat.grad(
+        [group_normalization(inputs[0], 2, inputs[1], inputs[2])], inputs,
+        [Variable(numpy.ones((2, 4, 3), numpy.float32))], enable_double_backprop=True)
+    scale_shift = grads[1].creator
+    assert scale_shift.label == "_ScaleShiftGrad"
+    upstream = [Variable(rng.standard_normal(shape).astype(numpy.float32))
+                for shape in ((4, 6), (4,), (4,))]
+    with chainer_compat.no_backprop_mode(), LabelRecorder() as recorder:
+        scale_shift.backward((0, 1, 2), upstream)
+    # Chainer 7.8.1's _ScaleShiftGrad.backward: gy, x_hat and ggx_hat by channel; gamma's
+    # term (ggamma[:, None] gy), the Sum for gamma's gradient, then ggx_hat gamma[:, None]
+    # + ggamma[:, None] x_hat + ggbeta[:, None], each term added as it comes; x_hat's
+    # gradient reshaped back (gy's already has its shape).
+    assert recorder.labels == ["Reshape", "Reshape", "Reshape", "GetItem", "_ * _", "_ * _",
+                               "Sum", "GetItem", "_ * _", "GetItem", "_ * _", "_ + _",
+                               "GetItem", "_ + _", "Reshape"]

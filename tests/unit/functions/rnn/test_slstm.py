@@ -159,3 +159,90 @@ def test_gradient_groups_its_products_as_chainer():
     expected_go = gh * tanh_c * (sig_o * (1 - sig_o))
     numpy.testing.assert_array_equal(gates(inputs[2].grad)[1], expected_gi)
     numpy.testing.assert_array_equal(gates(inputs[2].grad)[3], expected_go)
+
+
+def _grad_of_grads_in_chainers_order(c_prev1, c_prev2, x1, x2, c, gc, gh, ggc_prev1,
+                                     ggc_prev2, ggx1, ggx2):
+    """SLSTMGrad's gradients for its seven inputs, one NumPy step for each of Chainer 7.8.1's
+    (in slstm_grad_grad), with its derivatives taken at the activations' outputs."""
+    dtype = x1.dtype.type
+    one, two, half = dtype(1), dtype(2), dtype(0.5)
+
+    def gates(x):
+        return [x[:, k::4] for k in range(4)]
+
+    def logistic(v):
+        return numpy.tanh(v * half) * half + half
+
+    def d_sigmoid(s):
+        return s * (one - s)
+
+    def dd_sigmoid(s):
+        return s * (one - s) * (one - two * s)
+
+    def d_tanh(t):
+        return one - t * t
+
+    def dd_tanh(t, d_t):
+        return dtype(-2) * t * d_t
+
+    o = gates(x1)[3] + gates(x2)[3]
+    sig_o = logistic(o)
+    tanh_c = numpy.tanh(c)
+    gc_total = gh * sig_o * d_tanh(tanh_c) + gc
+    per_cell, g_total = [], None
+    for c_prev, x, ggc_prev, ggx in ((c_prev1, x1, ggc_prev1, ggx1),
+                                     (c_prev2, x2, ggc_prev2, ggx2)):
+        a, i, f, _ = gates(x)
+        gga, ggi, ggf, _ = gates(ggx)
+        sig_i, sig_f, tanh_a = logistic(i), logistic(f), numpy.tanh(a)
+        g_c_prev = ggf * gc_total * d_sigmoid(sig_f)
+        g_a = (gga * sig_i * dd_tanh(tanh_a, d_tanh(tanh_a))
+               + ggi * d_tanh(tanh_a) * d_sigmoid(sig_i)) * gc_total
+        g_i = (gga * d_tanh(tanh_a) * d_sigmoid(sig_i)
+               + ggi * tanh_a * dd_sigmoid(sig_i)) * gc_total
+        g_f = (ggc_prev * (gh * sig_o * d_tanh(tanh_c) + gc) * d_sigmoid(sig_f)
+               + ggf * gc_total * c_prev * dd_sigmoid(sig_f))
+        per_cell.append((g_c_prev, [g_a, g_i, g_f]))
+        for term in (ggc_prev * sig_f, gga * sig_i * d_tanh(tanh_a),
+                     ggi * tanh_a * d_sigmoid(sig_i), ggf * c_prev * d_sigmoid(sig_f)):
+            g_total = term if g_total is None else g_total + term
+    ggo = gates(ggx1)[3] + gates(ggx2)[3]
+    g_o = (g_total * (gh * d_sigmoid(sig_o) * d_tanh(tanh_c))
+           + ggo * gh * tanh_c * dd_sigmoid(sig_o))
+    g_xs = []
+    for x, (_, cell_grads) in zip((x1, x2), per_cell):
+        g_x = numpy.empty_like(x)
+        for k, grad in enumerate(cell_grads + [g_o]):
+            g_x[:, k::4] = grad
+        g_xs.append(g_x)
+    g_c = (g_total * (gh * sig_o * dd_tanh(tanh_c, d_tanh(tanh_c)))
+           + ggo * gh * d_tanh(tanh_c) * d_sigmoid(sig_o))
+    g_gh = g_total * sig_o * d_tanh(tanh_c) + ggo * tanh_c * d_sigmoid(sig_o)
+    return per_cell[0][0], per_cell[1][0], g_xs[0], g_xs[1], g_c, g_total, g_gh
+
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32])
+@pytest.mark.parametrize("record_graph", [False, True])
+def test_second_order_gradients_round_as_chainers(dtype, record_graph):
+    rng = numpy.random.default_rng(21)
+    arrays = [rng.uniform(-2, 2, shape).astype(dtype)
+              for shape in ((3, 4), (3, 4), (3, 16), (3, 16))]
+    g_outputs = [rng.uniform(-1, 1, (3, 4)).astype(dtype) for _ in range(2)]
+    upstream = [rng.uniform(-1, 1, a.shape).astype(dtype) for a in arrays]
+    inputs = [Variable(a) for a in arrays]
+    c, h = slstm(*inputs)
+    grads = chainer_compat.grad([c, h], inputs, [Variable(g) for g in g_outputs],
+                                enable_double_backprop=True)
+    node = grads[0].creator
+    assert isinstance(node, SLSTMGrad)
+    with chainer_compat.using_config("enable_backprop", record_graph), \
+            LabelRecorder() as recorder:
+        got = node.backward(tuple(range(7)), tuple(Variable(g) for g in upstream))
+    expected = _grad_of_grads_in_chainers_order(*arrays, c.array, *g_outputs, *upstream)
+    for grad, want in zip(got, expected):
+        assert grad.dtype == want.dtype
+        assert grad.array.tobytes() == want.tobytes()
+    # NOTE [old-style gradients]: computed on arrays, as in Chainer, unless a graph is recorded.
+    assert (recorder.labels != []) is record_graph
+    assert all(grad.creator is None for grad in got) is not record_graph

@@ -38,8 +38,8 @@ _new_node = weakref.ref.__new__  # NOTE [node as weak reference]
 class _UnsupportedOperation(TypeError, NotImplementedError):
     """Raised by comparisons and ``bool()`` on a Variable.
 
-    compat: Chainer raises NotImplementedError here; deriving from both keeps ``except`` clauses
-    written for either type working.
+    compat: Chainer 7.8.1 raises TypeError here and earlier versions NotImplementedError;
+    deriving from both keeps ``except`` clauses written for either working.
     """
 
 

@@ -98,3 +98,20 @@ def test_a_step_sums_the_gradients_of_an_input_taken_twice_in_one_multi_add():
     w = numpy.array([0.4, 0.9, -0.6], numpy.float32)
     numpy.testing.assert_allclose(gx.array, 3 * x.array ** 2 * gy.array, rtol=1e-6)
     numpy.testing.assert_allclose(g2.array, 6 * x.array * gy.array * w, rtol=1e-6)
+
+
+def test_linear_interpolate_double_backward_applies_chainers_nodes_in_its_order():
+    # p's gradient g (hx - hy) first, then x's g hp and y's -(g hp), then g's.
+    rng = numpy.random.RandomState(0)
+    p, x, y = [chainer.Variable(rng.uniform(0, 1, (2, 3)).astype(numpy.float32))
+               for _ in range(3)]
+    ones = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    grads = chainer.grad([F.linear_interpolate(p, x, y)], [p, x, y], grad_outputs=[ones],
+                         enable_double_backprop=True)
+    hook = _Applied()
+    with hook:
+        chainer.grad(list(grads), [p, x, y], grad_outputs=[
+            chainer.Variable(numpy.full((2, 3), value, numpy.float32))
+            for value in (0.5, 0.25, 2.0)])
+    assert hook.labels == ["_ - _", "_ * _", "_ * _", "__neg__", "_ - _", "_ * _", "_ * _",
+                           "_ + _", "1 - _", "_ * _", "_ + _"]

@@ -65,9 +65,10 @@ class LinearInterpolateGrad(FunctionNode):
         h_p, h_x, h_y = (
             variable.Variable(g.xp.zeros_like(g.array), requires_grad=False) if h is None else h
             for h in grad_outputs)
+        # compat: all four, in Chainer's order, so hooks see its nodes in its order.
+        by_p = g * (h_x - h_y)
         by_x = g * h_p
-        grads = {0: g * (h_x - h_y), 1: by_x, 2: -by_x,
-                 3: (x - y) * h_p + p * h_x + (1 - p) * h_y}
+        grads = {0: by_p, 1: by_x, 2: -by_x, 3: (x - y) * h_p + p * h_x + (1 - p) * h_y}
         return tuple(grads[index] for index in indexes)
 
 

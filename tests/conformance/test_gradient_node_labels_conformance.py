@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 
 import numpy
 import pytest
@@ -64,6 +65,12 @@ CASES = {
     "softmax_cross_entropy": (
         lambda x: F.softmax_cross_entropy(x, numpy.array([0, 3, 1], numpy.int32)), [(3, 4)],
         ["_SoftmaxCrossEntropyGrad_NoDoubleBackprop"]),
+    # The coefficient is a float32 scalar, so the node shows its float32 value.
+    "mean_absolute_error": (lambda a, b: F.mean_absolute_error(a, b), [(3, 2, 2), (3, 2, 2)],
+                            ["_ * 0.083333336", "BroadcastTo", "_ * _", "__neg__"]),
+    "zoneout": (lambda h, x: F.zoneout(h, x, 0.5), [(3, 4), (3, 4)], ["_ * _", "_ * _"]),
+    "batch_matmul": (lambda a, b: F.batch_matmul(a, b), [(2, 3, 4), (2, 4, 2)],
+                     ["BatchMatMulGrad"]),
 }
 
 
@@ -71,7 +78,9 @@ CASES = {
 def test_backward_applies_the_gradient_nodes_chainer_names(name):
     function, shapes, expected = CASES[name]
     inputs = _arrays(*shapes)
-    y = function(*inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # batch_matmul's
+        y = function(*inputs)
     y.grad = numpy.ones(y.shape, numpy.float32)
     hook = _Applied()
     with hook:
@@ -115,3 +124,80 @@ def test_linear_interpolate_double_backward_applies_chainers_nodes_in_its_order(
             for value in (0.5, 0.25, 2.0)])
     assert hook.labels == ["_ - _", "_ * _", "_ * _", "__neg__", "_ - _", "_ * _", "_ * _",
                            "_ + _", "1 - _", "_ * _", "_ + _"]
+
+
+def _double_backward_labels(function, arrays, first_grads=None):
+    """The labels of the nodes applied by the backward of the first-order gradients of
+    ``function(*arrays)``, each gradient weighted by its own constant (``first_grads``
+    picks which gradients take part; all by default)."""
+    inputs = [chainer.Variable(array) if array.dtype.kind == "f" else array
+              for array in arrays]
+    variables = [v for v in inputs if isinstance(v, chainer.Variable)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        y = function(*inputs)
+    gy = chainer.Variable(numpy.full(y.shape, 0.5, y.dtype))
+    grads = chainer.grad([y], variables, grad_outputs=[gy], enable_double_backprop=True)
+    chosen = range(len(grads)) if first_grads is None else first_grads
+    hook = _Applied()
+    with hook:
+        chainer.grad([grads[i] for i in chosen], variables + [gy], grad_outputs=[
+            chainer.Variable(numpy.full(grads[i].shape, 0.25 * (i + 1), grads[i].dtype))
+            for i in chosen])
+    return hook.labels
+
+
+def test_divide_double_backward_subtracts_the_numerators_term_for_gy():
+    # DivGrad's gradient for gy is ggx0 / x1 - ggx1 * x0 / x1**2: one ``_ - _``, no negation.
+    rng = numpy.random.RandomState(0)
+    x0, x1 = [rng.uniform(1, 2, (2, 3)).astype(numpy.float32) for _ in range(2)]
+    assert _double_backward_labels(lambda a, b: a / b, [x0, x1]) == [
+        "_ * _", "__neg__", "_ * _", "_ / _", "__neg__", "_ * _", "_ / _", "_ * 2", "_ * _",
+        "_ * _", "_ * _", "_ / _", "_ + _", "_ / _", "_ * _", "_ / _", "_ - _"]
+    # Without ggx0 the term is negated on its own.
+    assert _double_backward_labels(lambda a, b: a / b, [x0, x1], first_grads=[1]) == [
+        "_ * _", "__neg__", "_ * _", "_ / _", "_ * 2", "_ * _", "_ * _", "_ * _", "_ / _",
+        "_ * _", "_ / _", "__neg__"]
+
+
+def test_softmax_double_backward_sums_y_gy_before_the_products():
+    x = numpy.random.RandomState(0).uniform(-2, 2, (2, 3)).astype(numpy.float32)
+    assert _double_backward_labels(F.softmax, [x]) == [
+        "_ * _", "Sum", "BroadcastTo", "_ - _", "_ * _", "Sum", "BroadcastTo", "_ * _",
+        "_ * _", "_ - _", "_ * _", "_SoftmaxGrad"]
+
+
+@pytest.mark.parametrize("ignore_label, expected", [
+    (None, ["GetItem"]), (-1, ["GetItem", "Where"]), (1, ["GetItem", "Where"])])
+def test_embed_id_double_backward_looks_rows_up_by_indexing(ignore_label, expected):
+    w = numpy.random.RandomState(0).uniform(-2, 2, (5, 3)).astype(numpy.float32)
+    ids = numpy.array([0, 1 if ignore_label is None else ignore_label, 2], numpy.int32)
+    assert _double_backward_labels(
+        lambda w, x: F.embed_id(x, w, ignore_label=ignore_label), [w, ids]) == expected
+
+
+@pytest.mark.parametrize("ndim, batchwise, expected_first", [
+    (2, True, ["BroadcastTo", "_ * 2.0", "_ * _"]),
+    (3, True, ["Reshape", "BroadcastTo", "_ * 2.0", "_ * _"]),
+    (2, False, ["_ * 2.0", "_ * _", "BroadcastTo"]),
+])
+def test_simplified_dropconnect_backward_applies_chainers_nodes_in_its_order(
+        ndim, batchwise, expected_first):
+    x_shape = (3, 4) if ndim == 2 else (3, 2, 2)
+    x, w, b = _arrays(x_shape, (2, 4), (2,))
+    y = F.simplified_dropconnect(x, w, b, ratio=0.5, use_batchwise_mask=batchwise)
+    y.grad = numpy.ones(y.shape, numpy.float32)
+    hook = _Applied()
+    with hook:
+        y.backward()
+    assert hook.labels == expected_first + [
+        "GetItem", "MatMul", "Reshape", "GetItem", "GetItem", "BroadcastTo", "BroadcastTo",
+        "_ * _", "_ * _", "Sum", "_ * 2.0", "Sum"]
+
+
+def test_batch_matmul_double_backward_applies_one_grad_node_and_two_products():
+    rng = numpy.random.RandomState(0)
+    a = rng.uniform(-2, 2, (2, 3, 4)).astype(numpy.float32)
+    b = rng.uniform(-2, 2, (2, 4, 2)).astype(numpy.float32)
+    assert _double_backward_labels(F.batch_matmul, [a, b]) == [
+        "BatchMatMulGrad", "BatchMatMul", "BatchMatMul", "_ + _"]

@@ -80,7 +80,9 @@ class _SoftmaxGrad(FunctionNode):
         shifted = ggx - broadcast_to(_sum(ggx * y, axis=self.axis, keepdims=True), gy.shape)
         grads: list[Any] = []
         if 0 in indexes:
-            grads.append(shifted * gy - ggx * _axis_sum(y * gy, self.axis))
+            # S(y * gy) before either product: hooks see Chainer's node order.
+            y_gy_sum = _axis_sum(y * gy, self.axis)
+            grads.append(shifted * gy - ggx * y_gy_sum)
         if 1 in indexes:
             grads.append(shifted * y)
         return tuple(grads)

@@ -1,6 +1,7 @@
 """``embed_id``: looks up rows of an embedding matrix by integer ids.
 
-Layer 5: imports backend, configuration, utils, variable, function_node and type_check.
+Layer 5: imports backend, configuration, utils, variable, function_node, type_check and
+``where``; the double backward also uses Variable's indexing.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.where import where
 from chainer_compat.utils import type_check
 
 
@@ -84,10 +86,22 @@ class EmbedIDGrad(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x, = self.get_retained_inputs()
+        # The map gy -> gW is linear, and its adjoint is the lookup itself. compat: built as
+        # Chainer builds it, a GetItem and, with an ignore_label, a Where that zeroes the
+        # ignored rows; hooks and graphs see those nodes, and the values are the lookup's.
+        x = self.get_retained_inputs()[0].array
         ggw, = grad_outputs
-        # The map gy -> gW is linear, and its adjoint is the lookup itself.
-        ggy = embed_id(x, ggw, ignore_label=self.ignore_label)
+        xp = backend.get_array_module(x)
+        if self.ignore_label is None:
+            return tuple([None if i == 0 else ggw[x] for i in indexes])
+        ignored = x == self.ignore_label
+        # NOTE [ignored ids index row 0]: Chainer keeps the ids when ignore_label is below
+        # W.shape[1] (the row width, not the row count), which fails for a label past the
+        # last row; any id indexes the same zeroed row, so here they always read row 0.
+        ggy = ggw[xp.where(ignored, 0, x)]
+        mask, zero, _ = xp.broadcast_arrays(ignored[..., None], xp.zeros((), ggy.dtype),
+                                            ggy.array)
+        ggy = where(mask, zero, ggy)
         return tuple([None if i == 0 else ggy for i in indexes])
 
 

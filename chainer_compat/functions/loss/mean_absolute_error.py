@@ -36,7 +36,10 @@ class MeanAbsoluteError(_DifferenceLoss):
 
         gy, = grad_outputs
         sign = backend.get_array_module(self.diff).sign(self.diff)
-        gx0 = broadcast_to(gy * (1.0 / self.diff.size), self.diff.shape) * sign
+        # compat: the coefficient is a scalar of gy's dtype, as Chainer's, so the node is
+        # labelled with it ('_ * 0.083333336' for float32); the product is the same.
+        coefficient = gy.dtype.type(1.0 / self.diff.size)
+        gx0 = broadcast_to(gy * coefficient, self.diff.shape) * sign
         return self._split(gx0, indexes)
 
 

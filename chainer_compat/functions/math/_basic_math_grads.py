@@ -176,9 +176,16 @@ class DivGrad(FunctionNode):
             total = sum_of_terms(term0, term1)
             grads.append(None if total is None else sum_to(total, x1.shape))
         if 2 in indexes:
+            # compat: Chainer subtracts the ggx1 term (one ``_ - _`` node) rather than adding
+            # its negation; hooks and graphs see those nodes, and the values are the same.
             term0 = None if ggx0 is None else ggx0 / x1
-            term1 = None if ggx1 is None else -ggx1 * x0 / x1_square
-            grads.append(sum_of_terms(term0, term1))
+            term1 = None if ggx1 is None else ggx1 * x0 / x1_square
+            if term1 is None:
+                grads.append(term0)
+            elif term0 is None:
+                grads.append(-term1)
+            else:
+                grads.append(term0 - term1)
         return tuple(grads)
 
 

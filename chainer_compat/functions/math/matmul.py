@@ -1,7 +1,8 @@
 """``matmul`` and ``batch_matmul``: differentiable matrix products.
 
-Layer 5: imports the core, sum_to and reshape. ``matmul`` follows ``numpy.matmul``: vectors are
-promoted to matrices and leading (batch) axes broadcast; 0-d operands are refused.
+Layer 5: imports the core and the functions its gradients apply. ``matmul`` follows
+``numpy.matmul``: vectors are promoted to matrices and leading (batch) axes broadcast; 0-d
+operands are refused.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.cast import cast
 from chainer_compat.functions.array.expand_dims import expand_dims
-from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.array.rollaxis import rollaxis
 from chainer_compat.functions.math.sum import sum_to
 from chainer_compat.functions.math.tensordot import tensordot
@@ -203,16 +203,52 @@ class BatchMatMul(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         a, b = self.get_retained_inputs()
-        gy, = grad_outputs
-        a3 = reshape(a, a.shape[:2] + (-1,)) if a.ndim == 2 else a
-        b3 = reshape(b, b.shape[:2] + (-1,)) if b.ndim == 2 else b
-        grads = []
-        if 0 in indexes:
-            ga, = MatMul(False, not self.transb, self.transa).apply((gy, b3))
-            grads.append(reshape(ga, a.shape))
-        if 1 in indexes:
-            gb, = MatMul(not self.transa, False, self.transb).apply((a3, gy))
-            grads.append(reshape(gb, b.shape))
+        return BatchMatMulGrad(self.transa, self.transb).apply((a, b, grad_outputs[0]))
+
+
+class BatchMatMulGrad(FunctionNode):
+    """Both gradients of :class:`BatchMatMul` in one node, as Chainer computes them; inputs
+    are ``(a, b, gy)``.
+
+    Args:
+        transa: The product's ``transa``.
+        transb: The product's ``transb``.
+    """
+
+    def __init__(self, transa: bool = False, transb: bool = False) -> None:
+        self.transa = transa
+        self.transb = transb
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1, 2))
+        a, b, gy = inputs
+        ga = _product(gy, _as_matrix_batch(b), False, not self.transb, self.transa)
+        gb = _product(_as_matrix_batch(a), gy, not self.transa, False, self.transb)
+        return utils.force_array(ga).reshape(a.shape), utils.force_array(gb).reshape(b.shape)
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        a, b, gy = self.get_retained_inputs()
+        gga, ggb = grad_outputs
+        grads: list[Any] = []
+        if 0 in indexes or 1 in indexes:
+            # a's gradient comes from ggb alone and b's from gga alone. compat: Chainer fails
+            # when one of them is missing; the missing one stands in as zeros here and its
+            # gradient is None.
+            xp = backend.get_array_module(gy.array)
+            first = xp.zeros_like(a.array) if gga is None else gga
+            second = xp.zeros_like(b.array) if ggb is None else ggb
+            ga, gb = BatchMatMulGrad(self.transa, self.transb).apply((first, second, gy))
+            if 0 in indexes:
+                grads.append(None if ggb is None else ga)
+            if 1 in indexes:
+                grads.append(None if gga is None else gb)
+        if 2 in indexes:
+            terms = []
+            if gga is not None:
+                terms.append(BatchMatMul(self.transa, self.transb).apply((gga, b))[0])
+            if ggb is not None:
+                terms.append(BatchMatMul(self.transa, self.transb).apply((a, ggb))[0])
+            grads.append(terms[0] + terms[1] if len(terms) == 2 else terms[0])
         return tuple(grads)
 
 

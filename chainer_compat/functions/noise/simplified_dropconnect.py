@@ -1,8 +1,9 @@
 """``simplified_dropconnect``: a linear layer whose weights are randomly dropped (per sample
 by default) and rescaled, in training.
 
-Layer 5: imports backend, variable, function_node, type_check and ``functions`` (broadcast,
-cast, matmul, reshape, sum). Masks come from the array module's global RNG.
+Layer 5: imports backend, configuration, variable, function_node, type_check and
+``functions`` (broadcast, cast, matmul, reshape, sum); the backward also uses Variable's ``*``
+and indexing. Masks come from the array module's global RNG.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, variable
+from chainer_compat.configuration import thread_flags
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to as _broadcast_to
 from chainer_compat.functions.array.cast import cast as _cast
@@ -91,27 +93,40 @@ class SimplifiedDropconnect(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        # Composed of differentiable functions, so the gradient has gradients too.
+        # Composed of differentiable functions, so the gradient has gradients too. compat:
+        # Chainer's nodes in Chainer's order (hooks and graphs see them): the dropped weight is
+        # built first whichever gradients are asked for, gy and x gain their unit axes by
+        # indexing, and W's gradient masks the broadcast outer product before summing it.
         x, weight = self.get_retained_inputs()
         gy, = grad_outputs
         batch = x.shape[0]
         scale = weight.dtype.type(1.0 / (1 - self.ratio))
-        matrix = _reshape(x, (batch, -1))
+        matrix = x if x.ndim == 2 else _reshape(x, (batch, -1))
         mask = self.mask
+        if self.use_batchwise_mask:
+            kept = _broadcast_to(weight, mask.shape) * scale * mask
+        else:
+            kept = _broadcast_to(weight * scale * mask, (batch,) + mask.shape)
         grads: list[Any] = []
         if 0 in indexes:
-            kept = weight * scale * mask
-            if kept.ndim == 2:
-                kept = _broadcast_to(kept, (batch,) + kept.shape)
-            gx = _matmul(_reshape(gy, (batch, 1, -1)), kept)
-            grads.append(_cast(_reshape(gx, x.shape), x.dtype))
+            gx = _reshape(_matmul(gy[:, None, :], kept), x.shape)
+            grads.append(_cast(gx, matrix.dtype))
         if 1 in indexes:
-            outer = _reshape(gy, gy.shape + (1,)) * _reshape(matrix, (batch, 1, -1))
-            if mask.ndim == 3:
-                gw = _sum(outer * mask, axis=0)
+            flags = thread_flags.flags
+            if flags.enable_backprop or flags.hooks or flags.debug:
+                gy_column = gy[:, :, None]
+                x_row = matrix[:, None, :]
+                shape = (batch, gy.shape[1], matrix.shape[1])
+                outer = _broadcast_to(gy_column, shape) * _broadcast_to(x_row, shape)
+                masked = outer * mask
             else:
-                gw = _sum(outer, axis=0) * mask
-            grads.append(_cast(gw * scale, weight.dtype))
+                # Nothing can see these nodes (NOTE [operators without a node] in
+                # basic_math): the same products on arrays, masked in place to spare a
+                # (n, M, N) temporary. A bool mask multiplies as its 0/1 cast would.
+                masked = gy.array[:, :, None] * matrix.array[:, None, :]
+                masked *= mask if mask.dtype.kind == "b" else mask.astype(masked.dtype)
+            gw = _sum(masked, axis=0) * scale
+            grads.append(_cast(gw, kept.dtype))
         if 2 in indexes:
             grads.append(_sum(gy, axis=0))
         return tuple(grads)

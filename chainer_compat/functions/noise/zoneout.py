@@ -1,8 +1,9 @@
 """``zoneout``: in training, keeps each element of the previous state ``h`` with probability
 ``ratio`` and takes the new ``x`` elsewhere; returns ``x`` otherwise.
 
-Layer 5: imports backend, configuration, variable, function_node, type_check, utils.argument
-and ``functions.noise.dropout``. Masks come from the array module's global RNG.
+Layer 5: imports backend, configuration, function_node, type_check, utils.argument and
+``functions.noise.dropout``; the backward may use Variable's ``*``. Masks come from the array
+module's global RNG.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend, utils
-from chainer_compat.configuration import config
+from chainer_compat.configuration import config, thread_flags
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.noise.dropout import DropoutGrad
 from chainer_compat.utils import argument, type_check
@@ -44,7 +45,15 @@ class Zoneout(FunctionNode):
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        gy, = grad_outputs
         masks = {0: self.flag_h, 1: self.flag_x}
+        flags = thread_flags.flags
+        if flags.enable_backprop or flags.hooks or flags.debug:
+            # compat: Chainer multiplies by the mask as a constant operand, a ``_ * _`` node
+            # on the mask cast to gy's dtype, and hooks and graphs see that node.
+            return tuple(gy * masks[i] for i in indexes)
+        # Nothing can see the node (NOTE [operators without a node] in basic_math):
+        # DropoutGrad multiplies by the bool mask without its float copy, with the same bits.
         return tuple(DropoutGrad(masks[i]).apply(grad_outputs)[0] for i in indexes)
 
 

@@ -9,7 +9,7 @@ import pytest
 from gradient_paths import gradients_under_a_hook
 from numpy_sum_reference import plain_loop_matmul
 
-from chainer_compat import Variable, functions
+from chainer_compat import Variable, functions, grad
 from chainer_compat.functions.math.matmul import BatchMatMul, MatMul, batch_matmul, matmul
 from chainer_compat.utils import type_check
 from chainer_compat.utils._matmul_order import matmul_in_numpy1_order, numpy1_uses_loop
@@ -132,6 +132,26 @@ def test_batch_matmul_matches_numpy_and_warns(a_shape, b_shape, transa, transb, 
         warnings.simplefilter("ignore", DeprecationWarning)
         check_function(lambda a, b: batch_matmul(a, b, transa=transa, transb=transb), (a, b),
                        reference, grad_tolerance={"atol": 1e-3, "rtol": 1e-3})
+
+
+def test_batch_matmul_second_order_gradients_of_only_one_first_order_gradient():
+    # Chainer 7.8.1 fails here (BatchMatMulGrad.backward reads the missing ggb); a's gradient
+    # needs ggb, so it is None, and b's and gy's come from gga alone.
+    rng = numpy.random.default_rng(3)
+    a, b = (Variable(rng.standard_normal(shape).astype(numpy.float32))
+            for shape in ((2, 3, 4), (2, 4, 5)))
+    gy = Variable(rng.standard_normal((2, 3, 5)).astype(numpy.float32))
+    weight = rng.standard_normal((2, 3, 4)).astype(numpy.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        y = batch_matmul(a, b)
+    ga, _ = grad([y], [a, b], grad_outputs=[gy], enable_double_backprop=True)
+    g_a, g_b, g_gy = grad([ga], [a, b, gy], grad_outputs=[Variable(weight)])
+    assert g_a is None
+    numpy.testing.assert_allclose(g_b.array, numpy.matmul(weight.swapaxes(1, 2), gy.array),
+                                  rtol=1e-5, atol=1e-5)
+    numpy.testing.assert_allclose(g_gy.array, numpy.matmul(weight, b.array),
+                                  rtol=1e-5, atol=1e-5)
 
 
 def test_batch_matmul_checks_dtype_ndim_and_lengths():

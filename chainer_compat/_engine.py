@@ -156,16 +156,7 @@ class _Run:
                 output_grads: tuple[Any, ...] = (grad,)
                 del grad
                 if node is not None and node._array_type is not _ndarray:
-                    device = _other_device(func, output_grads)  # NOTE [one sum per step]
-# compat: Chainer sums the gradients a backward step gives one input together with the one
-# collected so far, in one call of F.add: ``existing + g`` (an ``_ + _`` node) for one new
-# gradient, and ``MultiAdd(existing, g0, g1)`` when the function takes that input twice
-# (``x * x``). The sum is the same left to right, but with backprop on it is a different
-# graph: a MultiAdd's backward hands its inputs their gradients at once, where a chain of two
-# adds hands them out in two steps, so a second-order gradient sums in another order and can
-# differ in the last bit; hooks see the nodes too. Steps whose function takes no input twice
-# (all but a few) add as before.
-# NOTE [backward device]
+                    device = _other_device(func, output_grads)  # NOTE [backward device]
                     if device is not None:
                         self.step_on(device, func, output_grads, hooks)
                         continue
@@ -341,7 +332,7 @@ class _Run:
         if before is not None:
             terms.insert(0, _total(before))
         flags = _thread_flags.flags
-        if len(terms) == 2 or not (flags.enable_backprop or flags.hooks):
+        if len(terms) <= 2 or not (flags.enable_backprop or flags.hooks):
             total = terms[0]
             for term in terms[1:]:
                 total = _add_grads(total, term)
@@ -526,6 +517,17 @@ def _add_creation_stack(error: Exception) -> None:
 
 
 _VISIT_ALL_CODE = _Run.visit_all.__code__
+
+# NOTE [one sum per step]
+# compat: Chainer sums the gradients a backward step gives one input together with the one
+# collected so far, in one call of F.add: ``existing + g`` (an ``_ + _`` node) for one new
+# gradient, and ``MultiAdd(existing, g0, g1)`` when the function takes that input twice
+# (``x * x``). The sum is the same left to right, but with backprop on it is a different
+# graph: a MultiAdd's backward hands its inputs their gradients at once, where a chain of two
+# adds hands them out in two steps, so a second-order gradient sums in another order and can
+# differ in the last bit; hooks see the nodes too. Steps whose function takes no input twice
+# (all but a few) add as before.
+
 
 # NOTE [backward device]
 # As in Chainer, a backward step runs with the device of its arrays current: the first CuPy array

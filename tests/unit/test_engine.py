@@ -781,3 +781,21 @@ def test_a_backward_returning_arrays_is_refused(debug, error):
         y.grad = numpy.ones(2, numpy.float32)
         with pytest.raises(error, match="type of gradients returned from backward"):
             y.backward()
+
+
+def test_an_input_taken_twice_with_one_gradient_gets_no_one_term_sum():
+    # A function taking h twice that returns a gradient for one position only: Chainer's
+    # reduction adds nothing then, so h's gradient is that one gradient's own node.
+    class TwiceOnce(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2 + inputs[1],
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 2.0, None
+
+    x = Variable(numpy.array([1.0, 2.0], numpy.float32))
+    h = F.identity(x)
+    y, = TwiceOnce().apply((h, h))
+    F.sum(y).backward(enable_double_backprop=True, retain_grad=True)
+    assert h.grad_var.creator.label == "_ * 2.0"
+    numpy.testing.assert_array_equal(x.grad, [2.0, 2.0])

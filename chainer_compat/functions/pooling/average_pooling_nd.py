@@ -25,9 +25,16 @@ def _divisor(window: _pooling.WindowND, pad_value: Any, spatial: tuple[int, ...]
     an array ``(1, 1, *outs)`` of how many of its entries are not padding."""
     if pad_value is not None:
         return like.dtype.type(window.area)
+    # compat: the product of each axis's count of input entries, taken in like's dtype one
+    # axis at a time, as Chainer forms it: a float16 count above 2048 rounds there (47 x 47
+    # entries count 2208), and sums divided by it round alike.
+    counts: Any = None
+    for size, out, (k, s, p) in zip(spatial, outs, zip(*window.arguments())):
+        starts = numpy.arange(out) * s - p
+        widths = (numpy.minimum(starts + k, size) - numpy.maximum(starts, 0)).astype(like.dtype)
+        counts = widths if counts is None else counts[..., None] * widths
     xp = backend.get_array_module(like)
-    ones = xp.ones((1, 1) + tuple(spatial), dtype=like.dtype)
-    return _pooling.sum_windows_nd(ones, window, outs)
+    return xp.asarray(counts).reshape((1, 1) + tuple(outs))
 
 
 def _float16_sums_over_counts(x: Any, window: _pooling.WindowND, outs: tuple[int, ...]) -> Any:

@@ -8,7 +8,7 @@ import itertools
 import numpy
 import pytest
 
-from chainer_compat import gradient_check
+from chainer_compat import Variable, gradient_check
 from chainer_compat.functions.pooling.average_pooling_2d import average_pooling_2d
 from chainer_compat.functions.pooling.average_pooling_nd import (
     AveragePoolingND,
@@ -116,3 +116,20 @@ def test_float16_without_padding_values_sums_in_float16_as_chainer():
     rounded_once = (col.astype(numpy.float32).sum(axis=(2, 3, 4)) / counts).astype(
         numpy.float16)
     assert rounded_once.tobytes() != expected.tobytes()  # the case tells the two apart
+
+
+def test_float16_window_counts_round_as_chainers_products_of_axis_counts():
+    # A 47 x 47 window holds 2209 entries, which float16 rounds to 2208 (Chainer multiplies
+    # the per-axis counts in float16). The window's float16 sum of ones, rounded at each step
+    # of NumPy's reduction over the im2col copy, stops at 2048 (2048 + 1 rounds to 2048), so
+    # the average is 2048 / 2208 (0.9277); an exact count would give 0.9272.
+    x = Variable(numpy.ones((1, 1, 50, 50), numpy.float16))
+    y = average_pooling_nd(x, 47, 1, 0, pad_value=None)
+    count = numpy.float16(47) * numpy.float16(47)
+    assert count == 2208 and numpy.float16(2048) + numpy.float16(1) == 2048
+    expected = numpy.float16(2048) / count
+    assert y.array[0, 0, 0, 0].tobytes() == expected.tobytes()
+    y.grad = numpy.ones(y.shape, numpy.float16)
+    y.backward()
+    # the corner entry lies in one window only: its gradient is 1 / 2208 in float16
+    assert x.grad[0, 0, 0, 0].tobytes() == (numpy.float16(1) / count).tobytes()

@@ -10,6 +10,7 @@ import contextlib
 import copy
 import math
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -95,6 +96,11 @@ class _Hookable:
         raise ValueError(f"timing must be either 'pre' or 'post', got {timing!r}")
 
 
+# The NumPy scalars set as hyperparameter entries, by object (NOTE [0-d arrays in updates]).
+_numpy_scalars_set: weakref.WeakKeyDictionary[Hyperparameter, dict[str, Any]] = (
+    weakref.WeakKeyDictionary())
+
+
 class Hyperparameter:
     """A set of hyperparameter entries, each an attribute, falling back to a parent set.
 
@@ -122,8 +128,37 @@ class Hyperparameter:
 
     def __setattr__(self, name: str, value: Any) -> None:
         # A NumPy scalar is kept as a Python number (NOTE [NumPy scalars in updates] in
-        # utils/_numpy_scalars.py), so that the update rules round as on Chainer.
-        object.__setattr__(self, name, weak_scalar(value))
+        # utils/_numpy_scalars.py), so that the update rules round as on Chainer; the scalar
+        # itself is remembered for the updates of 0-d parameters (NOTE [0-d arrays in
+        # updates]), outside the object's state, which pickles as Chainer's does.
+        number = weak_scalar(value)
+        object.__setattr__(self, name, number)
+        scalars = _numpy_scalars_set.get(self)
+        if number is not value and isinstance(value, numpy.generic):
+            if scalars is None:
+                scalars = _numpy_scalars_set[self] = {}
+            scalars[name] = value
+        elif scalars is not None:
+            scalars.pop(name, None)
+
+    def _set_numpy_scalars(self) -> list[tuple[Hyperparameter, str, Any]]:
+        """Puts back, in this object and its parents, the NumPy scalars set as entries (NOTE
+        [0-d arrays in updates]); returns what to restore with :meth:`_restore_entries`."""
+        replaced: list[tuple[Hyperparameter, str, Any]] = []
+        hyperparam: Hyperparameter | None = self
+        while hyperparam is not None:
+            entries = hyperparam.__dict__
+            for name, scalar in _numpy_scalars_set.get(hyperparam, {}).items():
+                if name in entries:
+                    replaced.append((hyperparam, name, entries[name]))
+                    entries[name] = scalar
+            hyperparam = entries.get("_parent")
+        return replaced
+
+    @staticmethod
+    def _restore_entries(replaced: list[tuple[Hyperparameter, str, Any]]) -> None:
+        for hyperparam, name, value in replaced:
+            hyperparam.__dict__[name] = value
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # A pickle (Chainer's too) restores the entries without __setattr__.
@@ -287,26 +322,36 @@ class UpdateRule:
     @contextlib.contextmanager
     def _numpy1_scalars(self, param: Variable) -> Iterator[None]:
         """For a 0-d float16/float32 NumPy parameter, its array, gradient and state arrays are
-        seen as NumPy 1 saw them inside the block: NOTE [0-d arrays in updates] in
-        utils/_numpy_scalars.py. Anything else is left alone."""
+        seen as NumPy 1 saw them inside the block, and NumPy scalars set as hyperparameters
+        are read as they were set: NOTE [0-d arrays in updates] in utils/_numpy_scalars.py.
+        Anything else is left alone. Afterwards the arrays are the same objects as before
+        (or plain arrays, where the update replaced one)."""
         if not is_numpy1_scalar(param.array):
             yield
             return
-        self._view_arrays(param, as_numpy1_scalar)
+        array, grad_var, state = param._array, param._grad_var, self._state or {}
+        grad = None if grad_var is None else grad_var._array
+        states = dict(state)
+        param._array = array_view = as_numpy1_scalar(array)
+        grad_view = None if grad_var is None else as_numpy1_scalar(grad)
+        if grad_var is not None:
+            grad_var._array = grad_view
+        views = {name: as_numpy1_scalar(value) for name, value in states.items()}
+        state.update(views)
+        set_scalars = self.hyperparam._set_numpy_scalars()
         try:
             yield
         finally:
-            self._view_arrays(param, as_plain_array)
-
-    def _view_arrays(self, param: Variable, view: Callable[[Any], Any]) -> None:
-        param._array = view(param._array)
-        grad_var = param._grad_var
-        if grad_var is not None:
-            grad_var._array = view(grad_var._array)
-        state = self._state
-        if state:
+            self.hyperparam._restore_entries(set_scalars)
+            # Through the setter, which also reaches copies sharing the array and a node
+            # that keeps it, in case the update assigned param.array a view.
+            current = param._array
+            param.array = array if current is array_view else as_plain_array(current)
+            if param._grad_var is not None:
+                current = param._grad_var._array
+                param._grad_var._array = grad if current is grad_view else as_plain_array(current)
             for name, value in state.items():
-                state[name] = view(value)
+                state[name] = states[name] if value is views.get(name) else as_plain_array(value)
 
     def _fp32_copy(self, param: Variable) -> Parameter:
         """The float32 master copy of a float16 parameter, made once, grad refreshed each time."""

@@ -51,6 +51,10 @@ def numpy1_constant(value: Any) -> Any:
 # parameter, its gradient and its state arrays are therefore seen as _Numpy1Scalar views,
 # whose ufuncs take a Python number operand as a NumPy float64 or int64, as NumPy 1 did, and
 # give their 0-d results as _Numpy1Scalar again (NumPy 1 gave scalars, which promoted alike).
+# A hyperparameter set as a NumPy scalar is read as that scalar then (a float32 lr keeps the
+# product in float32, as on NumPy 1). Afterwards the parameter, its gradient and its state are
+# the same plain arrays as before. Limits: an array a hook keeps from inside the update stays
+# such a view, and the optimizer hooks' own rates are read as Python numbers.
 class _Numpy1Scalar(numpy.ndarray):
     """A 0-d array that meets Python numbers as NumPy 1 met a 0-d array: NOTE [0-d arrays in
     updates]."""

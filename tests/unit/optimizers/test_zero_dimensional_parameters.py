@@ -7,7 +7,8 @@ import numpy
 import pytest
 
 import chainer_compat as chainer
-from chainer_compat import optimizer_hooks, optimizers
+import chainer_compat.functions as F
+from chainer_compat import optimizer, optimizer_hooks, optimizers
 
 GRADS = [-0.124826, 0.783546, 0.927326]  # both dtypes round differently in float32 here
 
@@ -68,3 +69,54 @@ def test_hooks_on_a_zero_dimensional_gradient_compute_as_numpy_1(hook):
         hooked = numpy.float16(numpy.float64(g) + 0.0304 * 1.0)
     expected = numpy.float16(numpy.float64(numpy.float16(0.3)) - 1.0 * numpy.float64(hooked))
     assert link.w.array.tobytes() == expected.tobytes()
+
+
+def test_a_numpy_float32_hyperparameter_stays_float32_for_a_0_d_parameter():
+    # NumPy 1: numpy.float32(lr) times a 0-d float32 gradient stays float32, where a Python
+    # float (or a float64 lr) took float64. The scalar set is remembered for such updates.
+    rng = numpy.random.RandomState(1)
+    differs = 0
+    for _ in range(200):
+        w0, lr, g = (numpy.float32(v) for v in (rng.randn(), rng.rand(), rng.randn()))
+        link = _link(numpy.float32)
+        link.w.array[...] = w0
+        opt = optimizers.SGD(lr=lr)
+        opt.setup(link)
+        assert type(opt.lr) is float  # read back as a Python number, as before
+        link.w.grad = numpy.array(g)
+        opt.update()
+        expected = numpy.float32(w0 - lr * g)
+        assert link.w.array.tobytes() == expected.tobytes()
+        differs += expected != numpy.float32(numpy.float64(w0) - float(lr) * numpy.float64(g))
+    assert differs  # float32 and float64 products differ for some draws
+
+
+def test_an_update_leaves_the_same_plain_arrays_everywhere():
+    class AssigningRule(optimizer.UpdateRule):  # Chainer's own SGD writes param.data so
+        def update_core_cpu(self, param):
+            param.data -= 0.1 * param.grad
+
+    class Assigning(optimizer.GradientMethod):
+        def create_update_rule(self):
+            return AssigningRule(self.hyperparam)
+
+    link = _link(numpy.float32)
+    original = link.w.array
+    shared = link.copy()  # shares w's array
+    y = F.exp(link.w) * link.w  # exp keeps its output, * its inputs: w's node keeps the array
+    opt = Assigning()
+    opt.setup(link)
+    link.w.grad = numpy.array(0.5, numpy.float32)
+    opt.update()
+    assert link.w.array is original and shared.w.array is original
+    assert type(link.w.node.data) is numpy.ndarray and type(link.w.grad) is numpy.ndarray
+    assert link.w.array == numpy.float32(numpy.float64(numpy.float32(0.3)) - 0.1 * 0.5)
+    momentum = optimizers.MomentumSGD()
+    momentum.setup(link)
+    link.w.grad = numpy.array(0.5, numpy.float32)
+    momentum.update()
+    velocity = link.w.update_rule.state["v"]
+    link.w.grad = numpy.array(0.25, numpy.float32)
+    momentum.update()
+    assert link.w.update_rule.state["v"] is velocity and type(velocity) is numpy.ndarray
+    assert y.creator is not None

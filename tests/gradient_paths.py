@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from chainer_compat import FunctionHook, FunctionNode, Variable
+from chainer_compat import FunctionHook, FunctionNode, Variable, grad
 
 
 class LabelRecorder(FunctionHook):
@@ -116,3 +116,14 @@ def gradients_under_a_hook(function: Callable[..., Variable], arrays: Sequence[A
     recorder = LabelRecorder()
     plain = run(contextlib.nullcontext())
     return plain, run(recorder), recorder.labels
+
+
+def first_gradient_node(function: Callable[..., Variable], arrays: Sequence[Any],
+                        gy: Any) -> FunctionNode:
+    """The node that computes the first input's gradient of ``function(*arrays)`` for the
+    output gradient ``gy``, recorded for double backprop."""
+    inputs = [Variable(array) for array in arrays]
+    grads = grad([function(*inputs)], inputs, [Variable(gy)], enable_double_backprop=True)
+    node = grads[0].creator
+    assert node is not None
+    return node

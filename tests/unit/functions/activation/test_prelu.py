@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
-from gradient_paths import LabelRecorder
+from gradient_paths import LabelRecorder, first_gradient_node
 
 import chainer_compat
 from chainer_compat import Variable
@@ -39,14 +39,6 @@ def test_w_of_other_dtype_is_rejected():
         PReLUFunction().apply((numpy.ones((2, 3), numpy.float32), numpy.ones(3)))
 
 
-def _prelu_grad_node(x, w, gy):
-    """The PReLUFunctionGrad node of ``prelu(x, w)``'s backward, recorded for double backprop."""
-    x, w = Variable(x), Variable(w)
-    gx, _ = chainer_compat.grad([prelu(x, w)], [x, w], [Variable(gy)],
-                                enable_double_backprop=True)
-    return gx.creator
-
-
 def _double_backward_in_chainers_order(x, w, gy, ggx, ggw):
     """PReLUFunctionGrad's gradients for (x, W, gy) as Chainer 7.8.1 computes them: ggW
     masked to the negative side, and the same node applied to (gy, W, ggx)."""
@@ -65,7 +57,7 @@ def test_second_order_gradients_are_chainers(x_shape, w_shape, dtype):
     rng = numpy.random.default_rng(13)
     x, gy, ggx = (rng.uniform(-2, 2, x_shape).astype(dtype) for _ in range(3))
     w, ggw = (rng.uniform(-2, 2, w_shape).astype(dtype) for _ in range(2))
-    node = _prelu_grad_node(x, w, gy)
+    node = first_gradient_node(prelu, (x, w), gy)
     grads = node.backward((0, 1, 2), (Variable(ggx), Variable(ggw)))
     for grad, want in zip(grads, _double_backward_in_chainers_order(x, w, gy, ggx, ggw)):
         assert grad.dtype == want.dtype
@@ -76,7 +68,7 @@ def test_an_infinite_slope_leaves_the_positive_side_finite():
     # Chainer picks ggx on the positive side (a where), so an infinite slope there is unused.
     x = numpy.array([[1.0, -1.0]], numpy.float32)
     w = numpy.array([numpy.inf, 2.0], numpy.float32)
-    node = _prelu_grad_node(x, w, numpy.ones_like(x))
+    node = first_gradient_node(prelu, (x, w), numpy.ones_like(x))
     _, _, g_gy = node.backward((0, 1, 2), (Variable(numpy.ones_like(x)),
                                            Variable(numpy.ones_like(w))))
     assert numpy.isfinite(g_gy.array).all()
@@ -86,7 +78,7 @@ def test_double_backward_applies_the_gradient_node_again():
     rng = numpy.random.default_rng(14)
     x, gy, ggx = (rng.uniform(-2, 2, (2, 3)).astype(numpy.float32) for _ in range(3))
     w, ggw = (rng.uniform(-2, 2, 3).astype(numpy.float32) for _ in range(2))
-    node = _prelu_grad_node(x, w, gy)
+    node = first_gradient_node(prelu, (x, w), gy)
     with chainer_compat.no_backprop_mode(), LabelRecorder() as recorder:
         node.backward((0, 1, 2), (Variable(ggx), Variable(ggw)))
     # Chainer 7.8.1: ggW broadcast and masked, PReLUFunctionGrad on (gy, W, ggx), then the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
-from gradient_paths import LabelRecorder
+from gradient_paths import LabelRecorder, first_gradient_node
 
 import chainer_compat
 from chainer_compat import Variable
@@ -45,14 +45,6 @@ def test_beta_of_other_dtype_is_rejected():
         swish(numpy.ones((2, 3), numpy.float32), numpy.ones(3, numpy.float64))
 
 
-def _swish_grad_node(x, beta, gy):
-    """The SwishGrad node of ``swish(x, beta)``'s backward, recorded for double backprop."""
-    x, beta = Variable(x), Variable(beta)
-    gx, _ = chainer_compat.grad([swish(x, beta)], [x, beta], [Variable(gy)],
-                                enable_double_backprop=True)
-    return gx.creator
-
-
 def _double_backward_in_chainers_order(x, beta, gy, ggx, gg_beta):
     """SwishGrad's gradients for (x, beta, gy), one NumPy step for each of Chainer 7.8.1's
     differentiable operations, in its order (NOTE [Swish double backward])."""
@@ -83,7 +75,7 @@ def test_second_order_gradients_round_as_chainers(x_shape, beta_shape, dtype):
     rng = numpy.random.default_rng(11)
     x, gy, ggx = (rng.uniform(-2, 2, x_shape).astype(dtype) for _ in range(3))
     beta, gg_beta = (rng.uniform(-2, 2, beta_shape).astype(dtype) for _ in range(2))
-    node = _swish_grad_node(x, beta, gy)
+    node = first_gradient_node(swish, (x, beta), gy)
     grads = node.backward((0, 1, 2), (Variable(ggx), Variable(gg_beta)))
     expected = _double_backward_in_chainers_order(x, beta, gy, ggx, gg_beta)
     for grad, want in zip(grads, expected):
@@ -95,7 +87,7 @@ def test_double_backward_applies_chainers_nodes_in_its_order():
     rng = numpy.random.default_rng(12)
     x, gy, ggx = (rng.uniform(-2, 2, (2, 3)).astype(numpy.float32) for _ in range(3))
     beta, gg_beta = (rng.uniform(-2, 2, 3).astype(numpy.float32) for _ in range(2))
-    node = _swish_grad_node(x, beta, gy)
+    node = first_gradient_node(swish, (x, beta), gy)
     with chainer_compat.no_backprop_mode(), LabelRecorder() as recorder:
         node.backward((0, 1, 2), (Variable(ggx), Variable(gg_beta)))
     # Chainer 7.8.1's SwishGrad.backward, expression by expression.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend
-from chainer_compat.utils._numpy_scalars import weak_scalar
+from chainer_compat.utils._numpy_scalars import weak_scalar_against
 
 __all__ = ["Lasso"]
 
@@ -38,4 +38,5 @@ class Lasso:
             return
         xp = backend.get_array_module(data)
         with backend.using_device(backend.get_device_from_array(data)):
-            grad += weak_scalar(self.rate) * xp.sign(data)  # NOTE [NumPy scalars in updates]
+            # NOTE [NumPy scalars in updates]
+            grad += weak_scalar_against(self.rate, grad) * xp.sign(data)

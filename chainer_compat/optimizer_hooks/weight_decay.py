@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat import backend
-from chainer_compat.utils._numpy_scalars import weak_scalar
+from chainer_compat.utils._numpy_scalars import weak_scalar_against
 
 __all__ = ["WeightDecay"]
 
@@ -38,7 +38,7 @@ class WeightDecay:
         data, grad = param.array, param.grad
         if data is None or grad is None:
             return
-        rate = weak_scalar(self.rate)  # NOTE [NumPy scalars in updates]
+        rate = weak_scalar_against(self.rate, grad)  # NOTE [NumPy scalars in updates]
         if param._loss_scale is not None:
             # The gradient is still scaled by the loss scale here, so the decay must be too.
             rate *= param._loss_scale

@@ -53,8 +53,8 @@ def numpy1_constant(value: Any) -> Any:
 # give their 0-d results as _Numpy1Scalar again (NumPy 1 gave scalars, which promoted alike).
 # A hyperparameter set as a NumPy scalar is read as that scalar then (a float32 lr keeps the
 # product in float32, as on NumPy 1). Afterwards the parameter, its gradient and its state are
-# the same plain arrays as before. Limits: an array a hook keeps from inside the update stays
-# such a view, and the optimizer hooks' own rates are read as Python numbers.
+# the same plain arrays as before; WeightDecay's and Lasso's rates are read as set too. Limit:
+# an array a hook keeps from inside the update stays such a view.
 class _Numpy1Scalar(numpy.ndarray):
     """A 0-d array that meets Python numbers as NumPy 1 met a 0-d array: NOTE [0-d arrays in
     updates]."""
@@ -100,6 +100,13 @@ def as_numpy1_scalar(array: Any) -> Any:
     if type(array) is numpy.ndarray and array.ndim == 0:
         return array.view(_Numpy1Scalar)
     return array
+
+
+def weak_scalar_against(value: Any, array: Any) -> Any:
+    """``weak_scalar(value)`` for arithmetic with ``array``, but the NumPy scalar as set when
+    ``array`` is a _Numpy1Scalar, which meets it as NumPy 1 did (NOTE [0-d arrays in
+    updates])."""
+    return value if isinstance(array, _Numpy1Scalar) else weak_scalar(value)
 
 
 def as_plain_array(array: Any) -> Any:

@@ -120,3 +120,25 @@ def test_an_update_leaves_the_same_plain_arrays_everywhere():
     momentum.update()
     assert link.w.update_rule.state["v"] is velocity and type(velocity) is numpy.ndarray
     assert y.creator is not None
+
+
+def test_a_numpy_float32_weight_decay_rate_stays_float32_for_a_0_d_parameter():
+    # As a hyperparameter: NumPy 1 added numpy.float32(rate) * w to a 0-d float32 gradient
+    # in float32 (SGD with lr 1 then subtracts the hooked gradient as it is). (Lasso's rate
+    # times a sign is exact in either dtype.)
+    rng = numpy.random.RandomState(3)
+    differs = 0
+    for _ in range(200):
+        w0, g, rate = (numpy.float32(v) for v in (rng.randn(), rng.randn(), rng.rand() * 0.1))
+        link = _link(numpy.float32)
+        link.w.array[...] = w0
+        opt = optimizers.SGD(lr=1.0)
+        opt.setup(link)
+        opt.add_hook(optimizer_hooks.WeightDecay(rate))
+        link.w.grad = numpy.array(g)
+        opt.update()
+        hooked = numpy.float32(g + rate * w0)
+        expected = numpy.float32(numpy.float64(w0) - 1.0 * numpy.float64(hooked))
+        assert link.w.array.tobytes() == expected.tobytes()
+        differs += hooked != numpy.float32(numpy.float64(g) + float(rate) * numpy.float64(w0))
+    assert differs

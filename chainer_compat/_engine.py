@@ -11,7 +11,7 @@ import shutil
 import traceback
 import warnings
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence, Set
 from typing import Any
 
 import numpy
@@ -302,15 +302,10 @@ class _Run:
     def accumulate(self, node: VariableNode, grad: Variable, lazy: bool) -> None:
         """Adds ``grad`` to the gradient collected so far for ``node``."""
         grads = self.grads
-        before = grads.get(node)
+        before = self.collected(node)
         if before is None:
-            if node not in grads and self.load_leaf_grads and node._creator_node is None:
-                self.leaves.append(node)
-                variable = node.get_variable_or_none()
-                before = None if variable is None else variable._grad_var
-            if before is None:
-                grads[node] = _LazySum((grad,)) if lazy else grad
-                return
+            grads[node] = _LazySum((grad,)) if lazy else grad
+            return
         if lazy:
             if type(before) is not _LazySum:
                 before = _LazySum((before,))
@@ -322,13 +317,7 @@ class _Run:
     def accumulate_terms(self, node: VariableNode, terms: list[Variable]) -> None:
         """Adds the gradients one step gave ``node`` (an input it takes more than once) to the
         one collected so far, in one sum: NOTE [one sum per step]."""
-        grads = self.grads
-        before = grads.get(node)
-        if before is None and node not in grads and self.load_leaf_grads and (
-                node._creator_node is None):
-            self.leaves.append(node)
-            variable = node.get_variable_or_none()
-            before = None if variable is None else variable._grad_var
+        before = self.collected(node)
         if before is not None:
             terms.insert(0, _total(before))
         flags = _thread_flags.flags
@@ -338,7 +327,20 @@ class _Run:
                 total = _add_grads(total, term)
         else:
             total = basic_math.add(*terms)
-        grads[node] = total
+        self.grads[node] = total
+
+    def collected(self, node: VariableNode) -> Any:
+        """The gradient collected so far for ``node``, or None. For a leaf met first in a
+        ``backward()``, that is the gradient set on its Variable (NOTE [preset gradients]), and
+        the leaf is recorded for :meth:`finish_leaves`."""
+        grads = self.grads
+        before = grads.get(node)
+        if before is None and node not in grads and self.load_leaf_grads and (
+                node._creator_node is None):
+            self.leaves.append(node)
+            variable = node.get_variable_or_none()
+            before = None if variable is None else variable._grad_var
+        return before
 
     def step_with_any_hooks(self, func: FunctionNode, indexes: tuple[int, ...],
                             output_grads: tuple[Any, ...], hooks: Any) -> None:
@@ -362,8 +364,8 @@ class _Run:
         debug = self.debug
         grads = self.grads
         # An input taken more than once (x * x) gets one sum per step: NOTE [one sum per step].
-        takes_one_twice = len(input_nodes) > 1 and len(set(input_nodes)) < len(input_nodes)
-        repeated: dict[VariableNode, list[Variable]] | None = None
+        repeated = _repeated(input_nodes)
+        terms: dict[VariableNode, list[Variable]] = {}
         for i, gx in zip(indexes, input_grads):
             if gx is None:
                 continue
@@ -377,18 +379,14 @@ class _Run:
                 self.check_grad(func, i, node, gx)
             if lazy:
                 self.accumulate(node, gx, True)
-            elif repeated is not None and node in repeated:
-                repeated[node].append(gx)
-            elif takes_one_twice and input_nodes.count(node) > 1:
-                repeated = {} if repeated is None else repeated
-                repeated[node] = [gx]
+            elif node in repeated:
+                terms.setdefault(node, []).append(gx)
             elif node in grads or node._creator_node is None:
                 self.accumulate(node, gx, False)
             else:
                 grads[node] = gx
-        if repeated is not None:
-            for node, terms in repeated.items():
-                self.accumulate_terms(node, terms)
+        for node, node_terms in terms.items():
+            self.accumulate_terms(node, node_terms)
 
     def step_accumulate(self, func: FunctionNode, indexes: tuple[int, ...],
                         output_grads: tuple[Any, ...]) -> None:
@@ -517,6 +515,20 @@ def _add_creation_stack(error: Exception) -> None:
 
 
 _VISIT_ALL_CODE = _Run.visit_all.__code__
+
+_NO_NODES: frozenset[VariableNode] = frozenset()
+
+
+def _repeated(input_nodes: Sequence[VariableNode]) -> Set[VariableNode]:
+    """The nodes a function takes more than once among its inputs (NOTE [one sum per step])."""
+    if len(input_nodes) < 2:
+        return _NO_NODES
+    seen: set[VariableNode] = set()
+    repeated: set[VariableNode] = set()
+    for node in input_nodes:
+        (repeated if node in seen else seen).add(node)
+    return repeated
+
 
 # NOTE [one sum per step]
 # compat: Chainer sums the gradients a backward step gives one input together with the one

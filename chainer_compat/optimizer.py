@@ -307,28 +307,31 @@ class UpdateRule:
             loss_scale = param._loss_scale
             if loss_scale is not None and target.grad is not None:
                 target.grad /= loss_scale  # in place, as Chainer does
-        with self._numpy1_scalars(target):
-            hooks = self._hookable
-            for hook in list(hooks._pre_update_hooks.values()):
-                hook(self, target)
-            self.update_core(target)
-            for hook in list(hooks._post_update_hooks.values()):
-                hook(self, target)
+        if is_initialized and is_numpy1_scalar(target.array):
+            with self._numpy1_scalars(target):  # NOTE [0-d arrays in updates]
+                self._update_with_hooks(target)
+        else:
+            self._update_with_hooks(target)
         if target is not param:
             if is_initialized:
                 param.array = target.array.astype(param.dtype)
             target.grad = None
 
+    def _update_with_hooks(self, param: Variable) -> None:
+        hooks = self._hookable
+        for hook in list(hooks._pre_update_hooks.values()):
+            hook(self, param)
+        self.update_core(param)
+        for hook in list(hooks._post_update_hooks.values()):
+            hook(self, param)
+
     @contextlib.contextmanager
     def _numpy1_scalars(self, param: Variable) -> Iterator[None]:
-        """For a 0-d float16/float32 NumPy parameter, its array, gradient and state arrays are
-        seen as NumPy 1 saw them inside the block, and NumPy scalars set as hyperparameters
-        are read as they were set: NOTE [0-d arrays in updates] in utils/_numpy_scalars.py.
-        Anything else is left alone. Afterwards the arrays are the same objects as before
-        (or plain arrays, where the update replaced one)."""
-        if not is_numpy1_scalar(param.array):
-            yield
-            return
+        """For a 0-d float16/float32 NumPy parameter (``is_numpy1_scalar``), its array,
+        gradient and state arrays are seen as NumPy 1 saw them inside the block, and NumPy
+        scalars set as hyperparameters are read as they were set: NOTE [0-d arrays in
+        updates] in utils/_numpy_scalars.py. Afterwards the arrays are the same objects as
+        before (or plain arrays, where the update replaced one)."""
         array, grad_var, state = param._array, param._grad_var, self._state or {}
         grad = None if grad_var is None else grad_var._array
         states = dict(state)
@@ -603,10 +606,10 @@ class Optimizer:
         if getattr(hook, "call_for_each_param", False):
             for param in self.target.params():
                 rule = param.update_rule
-                if rule is None:
-                    hook(rule, param)
-                    continue
-                with rule._numpy1_scalars(param):  # NOTE [0-d arrays in updates]
+                if rule is not None and is_numpy1_scalar(param.array):
+                    with rule._numpy1_scalars(param):  # NOTE [0-d arrays in updates]
+                        hook(rule, param)
+                else:
                     hook(rule, param)
         else:
             hook(self)

@@ -162,6 +162,12 @@ def _count_bytecodes(call: Callable[[], Any]) -> dict[tuple[str, int, str], int]
             by_line[key] = by_line.get(key, 0) + 1
         return trace
 
+    # CPython 3.12.1 sends no opcode events in a process's first sys.settrace session that
+    # turns them on, so a throwaway session turns them on first.
+    sys.settrace(trace)
+    (lambda: None)()
+    sys.settrace(None)
+    by_line.clear()
     sys.settrace(trace)
     try:
         call()

@@ -55,7 +55,10 @@ class GradientLARS:
         with backend.using_device(backend.get_device_from_array(data)):
             data_norm = xp.linalg.norm(data)
             grad_norm = xp.linalg.norm(grad)
-            threshold, weight_decay, eps = self.threshold, self.weight_decay, self.eps
+            # Any: NumPy scalars below, whose stubs differ between NumPy releases.
+            threshold: Any = self.threshold
+            weight_decay: Any = self.weight_decay
+            eps: Any = self.eps
             rate: Any
             if xp is numpy:
                 # compat: Chainer (NumPy 1) combined these scalars by the ordinary promotion

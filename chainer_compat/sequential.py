@@ -38,20 +38,23 @@ def _is_lambda(layer: Any) -> bool:
     return getattr(layer, "__name__", None) == "<lambda>"
 
 
-def _require_callable(layer: Any) -> None:
+def _require_callable(layer: Any, where: str = "the argument") -> None:
     if not callable(layer):
-        # compat: Chainer raises ValueError, not TypeError, for a layer that is not callable.
+        # compat: Chainer raises ValueError, not TypeError, for a layer that is not callable;
+        # its message comes first.
         raise ValueError(
-            f"Sequential layers must be callable, got {type(layer).__name__} {layer!r}; pass a "
-            "Link, a function or another callable object")
+            f"All elements of {where} should be callable. But given {layer} is not callable. "
+            f"Sequential layers must be a Link, a function or another callable object, got "
+            f"{type(layer).__name__}")
 
 
 def _require_sequential(other: Any, operation: str) -> None:
     if not isinstance(other, Sequential):
         # compat: Chainer raises ValueError here rather than returning NotImplemented.
         raise ValueError(
-            f"the other operand of Sequential {operation} must be a Sequential, got "
-            f"{type(other).__name__}; wrap the layers in Sequential(...) first")
+            f"add (+) operator supports only objects of Sequential class, but {type(other)} is "
+            f"given. The other operand of Sequential {operation} must be a Sequential; wrap the "
+            "layers in Sequential(...) first")
 
 
 class Sequential(ChainList):
@@ -102,8 +105,7 @@ class Sequential(ChainList):
         """
         if not self._layers:
             raise RuntimeError(
-                "Sequential does not have any layer. A Sequential must have a layer to be "
-                "called; append one first")
+                "Sequential does not have any layer. Append one before calling it.")
         value: Any = x
         for layer in self._layers:
             value = layer(*value) if isinstance(value, tuple) else layer(value)
@@ -135,7 +137,7 @@ class Sequential(ChainList):
             IndexError: If ``index < -len(self)``.
         """
         position = self._position(index, "assignment")
-        _require_callable(layer)
+        _require_callable(layer, "a Sequential class")
         if self._layers[position] is not layer:
             del self[position]
             self.insert(position, layer)
@@ -174,7 +176,8 @@ class Sequential(ChainList):
         size = len(self._layers)
         if not -size <= index <= size:
             raise IndexError(
-                f"Sequential insert index must be in [{-size}, {size}], got {index}")
+                f"Index out of range: {index}. A Sequential's insert index must be in "
+                f"[{-size}, {size}]")
         _require_callable(layer)
         position = index + size if index < 0 else index
         self._layers.insert(position, layer)
@@ -202,8 +205,8 @@ class Sequential(ChainList):
         if position >= size:
             # compat: Chainer raises ValueError (not IndexError) for an index past the end.
             raise ValueError(
-                f"Sequential index for {operation} must be less than {size}, got {position}; "
-                "use append() or insert() to add a layer")
+                f"{position} should be less than {size}. Use append() or insert() to add a "
+                "layer to a Sequential")
         if position < -size:
             raise IndexError(
                 f"Sequential index for {operation} must be at least {-size}, got {position}")
@@ -230,7 +233,7 @@ class Sequential(ChainList):
         """
         if layer not in self._layers:
             raise ValueError(
-                f"layer to remove must be in the Sequential, got {layer!r}, which is not")
+                f"There is no layer object that is same as {layer}")
         del self[self._layers.index(layer)]
 
     def pop(self, index: int = -1) -> Any:
@@ -332,8 +335,8 @@ class Sequential(ChainList):
         """
         if not isinstance(link, Sequential):
             raise ValueError(
-                f"copyparams of a Sequential must be given a Sequential, got "
-                f"{type(link).__name__}; copy between Sequentials of the same layers")
+                "Objects other than Sequential object cannot be copied to a Sequential object. "
+                f"Got {type(link).__name__}; copy between Sequentials of the same layers")
         for position, layer in enumerate(self._layers):
             if isinstance(layer, Link):
                 layer.copyparams(link[position], copy_persistent)
@@ -359,8 +362,11 @@ class Sequential(ChainList):
     def __reduce__(self) -> Any:
         if any(_is_lambda(layer) for layer in self._layers):
             raise ValueError(
-                "Sequential layers must be picklable to pickle the Sequential, got a lambda "
-                "function; use functools.partial or a named function instead of the lambda")
+                "This Sequential object has at least one lambda function as its component. "
+                "Lambda function can not be pickled, so please consider to use "
+                "functools.partial instead of the lambda function or use \"dill\", which is an "
+                "external package that enables pickling an object including lambda functions "
+                "intead of built-in pickle.")
         return super().__reduce__()
 
     # ----------------------------------------------------------------------------- text

@@ -772,7 +772,12 @@ class Variable:
         if dst is None:
             self.grad = src.copy()
             return
-        total = dst + src
+        if dst.dtype != src.dtype or dst.shape != src.shape:
+            # compat: Chainer adds the two as Variables, so the type check of ``_ + _`` rejects
+            # another dtype (InvalidType) and broadcasts shapes as the operator does.
+            total = (Variable(src) + Variable(dst)).array
+        else:
+            total = dst + src
         # Two 0-d NumPy arrays add up to a NumPy scalar, which is not a gradient.
         self.grad = numpy.asarray(total) if isinstance(total, numpy.generic) else total
 
@@ -1246,9 +1251,10 @@ class Parameter(Variable):
         if grad_initializer is None:
             self._grad_var = None
         else:
+            # compat: the gradient initializer stays, as in Chainer: initializing again gives a
+            # NaN-filled gradient again.
             self._grad_var = Variable(initializers.generate_array(
                 grad_initializer, shape, xp, dtype=data.dtype))
-        self._grad_initializer = None
         self._validate_grad()
 
     def to_device(self, device: Any) -> None:

@@ -10,7 +10,8 @@ import numpy
 import pytest
 
 import chainer_compat as C
-from chainer_compat import Parameter, Variable
+from chainer_compat import Parameter, Variable, initializers
+from chainer_compat.utils import type_check
 
 
 def f32(*values):
@@ -100,6 +101,27 @@ def test_addgrad_and_copydata():
     a.copydata(b)
     numpy.testing.assert_array_equal(a.array, [5.0, 6.0])
     assert a.array is not b.array
+
+
+def test_addgrad_of_another_dtype_or_shape_is_type_checked_as_chainer_adds_them():
+    # Chainer adds the two gradients as Variables: the type check of `_ + _` rejects another
+    # dtype, and shapes broadcast as the operator's do. The gradient is left as it was.
+    a = Parameter(numpy.ones(2))
+    a.grad = numpy.zeros(2)
+    b = Parameter(f32(1.0, 1.0))
+    b.grad = f32(1.0, 1.0)
+    with pytest.raises(type_check.InvalidType, match=r"Expect: lhs\.dtype == rhs\.dtype\n"
+                       r"Actual: float32 != float64"):
+        a.addgrad(b)
+    assert a.grad.dtype == numpy.float64 and not a.grad.any()
+    c = Parameter(numpy.ones(3, numpy.float32))
+    c.grad = numpy.ones(3, numpy.float32)
+    with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
+        b.addgrad(c)
+    d = Variable(numpy.ones(1, numpy.float32))
+    d.grad = numpy.full(1, 2.0, numpy.float32)
+    b.addgrad(d)  # (2,) + (1,) broadcasts
+    numpy.testing.assert_array_equal(b.grad, [3.0, 3.0])
 
 
 def test_addgrad_of_zero_dimensional_variables_keeps_an_array():
@@ -283,6 +305,22 @@ def test_parameter_scalar_initializer_and_deferred_initialization():
     p.initialize((3,))
     numpy.testing.assert_array_equal(p.array, [2.0, 2.0, 2.0])
     assert p.is_initialized
+
+
+def test_initializing_a_parameter_made_without_shape_again_gives_a_nan_gradient_again():
+    # Chainer keeps the NaN gradient initializer of a Parameter made without a shape.
+    p = Parameter(initializers.One())
+    p.initialize((3,))
+    p.grad = f32(1.0, 2.0, 3.0)
+    p.initialize((2,))
+    assert p.grad.shape == (2,) and numpy.isnan(p.grad).all()
+    p.cleargrad()  # clearing an initialized Parameter's gradient keeps the initializer too
+    p.initialize((2,))
+    assert numpy.isnan(p.grad).all()
+    q = Parameter(initializers.One(), (2,))  # made with a shape: no gradient initializer
+    q.grad = f32(1.0, 2.0)
+    q.initialize((2,))
+    assert q.grad is None
 
 
 def test_parameter_pickle_round_trip():

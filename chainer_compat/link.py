@@ -10,7 +10,7 @@ import contextlib
 import copy
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, MutableSequence
+from collections.abc import Iterable, Iterator, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy
@@ -43,12 +43,22 @@ def _check_copy_mode(mode: str) -> None:
 
 
 def _is_shape(value: Any) -> bool:
-    """Whether ``value`` reads as a shape: None, an integer, or a sequence of integers."""
+    """Whether ``value`` reads as a shape: None, or what ``int()`` takes, or a sequence of them.
+
+    compat: as in Chainer, a sequence of other items is a (shape, dtype) pair, and ``int()``'s
+    own ValueError (a string) propagates; unlike Chainer, a zero-length axis is a shape too.
+    """
     if value is None:
         return True
-    if isinstance(value, (list, tuple)):
-        return all(isinstance(item, (int, numpy.integer)) for item in value)
-    return isinstance(value, (int, numpy.integer))
+    try:
+        if isinstance(value, Sequence):
+            for item in value:
+                int(item)
+        else:
+            int(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _shape_and_dtype(value: Any) -> tuple[Any, Any]:
@@ -266,8 +276,11 @@ class Link(DeviceResident):
             ValueError: If ``mode`` is not one of the three.
 
         Compat:
-            A Chain's own parameters follow ``mode`` here; Chainer always shares them. The copy
-            of the root has no name in every mode (Chainer keeps it in 'copy' and 'init').
+            The hierarchy is deep-copied at once, so a link held twice (tied weights) is one
+            link held twice in the copy; Chainer copies each child on its own and unties them.
+            A ChainList's own parameters follow ``mode`` here; Chainer shares them in every
+            mode. The copy of the root has no name in every mode (Chainer keeps a Link's or a
+            Chain's in 'copy' and 'init').
         """
         if mode == "share":
             return self._share_copy()

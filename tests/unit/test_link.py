@@ -93,6 +93,18 @@ def test_link_keyword_parameters_take_shape_or_shape_and_dtype():
     assert sorted(link._params) == ["a", "b", "c"]
 
 
+def test_link_keyword_parameters_read_shapes_with_int_as_chainer_does():
+    # What int() takes is an axis (a NumPy integer, a float), so a float axis fails where the
+    # array is made, with NumPy's TypeError; int()'s ValueError for a string propagates.
+    link = Link(a=numpy.int64(4), b=[2, 3], z=(0, 3))
+    assert link.a.shape == (4,) and link.b.shape == (2, 3)
+    assert link.z.shape == (0, 3)  # Chainer reads a zero axis as the end of a shape and fails
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        Link(x=(2.5,))
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        Link(x="bad")
+
+
 def test_add_persistent_and_register_persistent():
     link = Affine(2, 2)
     link.add_persistent("count", 3)

@@ -142,9 +142,11 @@ def _array_to_cpu(array: Any, stream: Any = None) -> Any:
             return array.get(stream)
     if numpy.isscalar(array):
         return numpy.asarray(array)
+    # Chainer's message first; then what to pass instead.
     raise TypeError(
-        f"array sent to the CPU must be a numpy.ndarray, a cupy.ndarray or a scalar, got "
-        f"{type(array).__name__}. Pass Variable.array rather than the Variable.")
+        f"Array cannot be converted into an numpy.ndarray\nActual type: {type(array)}.\n"
+        "An array sent to the CPU must be a numpy.ndarray, a cupy.ndarray or a scalar: pass "
+        "Variable.array rather than a Variable.")
 
 
 def _arrays_to_cpu(value: Any) -> Any:

@@ -49,7 +49,8 @@ class ManualScheduleTrigger:
             if previous < 0:
                 previous = current - 1
         fire = any(previous < point <= current for point in self.points)
-        last_point_passed = current >= max(self.points)
+        # An empty schedule never fires and never finishes, as in Chainer.
+        last_point_passed = bool(self.points) and current >= max(self.points)
         if self._finished_unknown:
             self._finished_unknown = False
             if last_point_passed:

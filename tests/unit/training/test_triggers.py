@@ -124,6 +124,12 @@ def test_manual_schedule_trigger_is_not_finished_before_its_last_point():
     assert trigger.finished is False
 
 
+def test_manual_schedule_trigger_with_no_points_never_fires_nor_finishes():
+    trigger = triggers.ManualScheduleTrigger([], "iteration")
+    assert _fired_iterations(trigger, 5, 4) == []
+    assert trigger.finished is False
+
+
 def test_once_trigger_fires_once_and_again_after_resume_when_asked(tmp_path):
     trigger = triggers.OnceTrigger(call_on_resume=True)
     assert _fired_iterations(trigger, 4, 2) == [1]

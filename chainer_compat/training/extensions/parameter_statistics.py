@@ -18,12 +18,20 @@ __all__ = ["ParameterStatistics"]
 
 _PERCENTILES = (0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87)
 
+def _count_zeros(x: Any) -> Any:
+    xp = backend.get_array_module(x)
+    count = xp.count_nonzero(x == 0)
+    # compat: NumPy 1 counted into a Python int (so the reported mean is a float); NumPy 2
+    # gives a numpy.intp. CuPy's 0-d array stays on the device, as in Chainer.
+    return int(count) if xp is numpy else count
+
+
 _default_statistics: dict[str, Callable[[Any], Any]] = {
     "mean": lambda x: backend.get_array_module(x).mean(x),
     "std": lambda x: backend.get_array_module(x).std(x),
     "min": lambda x: backend.get_array_module(x).min(x),
     "max": lambda x: backend.get_array_module(x).max(x),
-    "zeros": lambda x: backend.get_array_module(x).count_nonzero(x == 0),
+    "zeros": _count_zeros,
     "percentile": lambda x: backend.get_array_module(x).percentile(x, _PERCENTILES),
 }
 

@@ -374,6 +374,8 @@ def test_parameter_statistics_reports_means_of_statistics():
     assert observation["p/None/w/data/mean"] == pytest.approx(data.mean())
     assert observation["p/None/w/data/std"] == pytest.approx(data.std())
     assert observation["p/None/w/data/zeros"] == 1
+    # NumPy 1 counted into a Python int, so the reported mean is a Python float, not NumPy's.
+    assert type(observation["p/None/w/data/zeros"]) is float
     assert observation["p/None/w/grad/min"] == pytest.approx(-1.0)
     percentiles = numpy.percentile(data, (0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87))
     for index, value in enumerate(percentiles):

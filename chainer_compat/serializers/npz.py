@@ -251,5 +251,23 @@ def load_npz(file: FileLike, obj: Any, path: str = "", strict: bool = True,
         strict: Whether a missing value raises KeyError.
         ignore_names: Keys (or predicates on keys) whose values are left as they are.
     """
-    with numpy.load(file, allow_pickle=False) as npz:
+    try:
+        npz = numpy.load(file, allow_pickle=False)
+    except ValueError as error:
+        if "pickled" not in str(error):
+            raise
+        raise NotAnNpzFileError(
+            f"Failed to interpret file {file!r} as a pickle: load_npz reads NPZ archives "
+            "(written by save_npz or numpy.savez), and this file is not one; other files are "
+            "not unpickled, since unpickling a file can run code") from None
+    with npz:
         NpzDeserializer(npz, path=path, strict=strict, ignore_names=ignore_names).load(obj)
+
+
+class NotAnNpzFileError(ValueError, pickle.UnpicklingError):
+    """load_npz was given a file that is not an NPZ archive.
+
+    compat: Chainer loads with ``allow_pickle=True``, so it tries to unpickle such a file and
+    raises ``pickle.UnpicklingError`` (for a file that is not a pickle either); we never
+    unpickle it, and raise an error that is both that and NumPy's ValueError.
+    """

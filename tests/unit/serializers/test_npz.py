@@ -136,6 +136,22 @@ def test_load_npz_with_path_reads_a_sub_hierarchy(tmp_path):
     assert_same_state(outer.model, inner)
 
 
+@pytest.mark.parametrize("content", [b"garbage", pickle.dumps({"W": numpy.ones(2)})],
+                         ids=["garbage", "a pickle"])
+def test_load_npz_of_a_file_that_is_not_npz_raises_chainers_unpickling_error(tmp_path, content):
+    # Chainer tries to unpickle such a file; we never do (it could run code), but the error
+    # is the UnpicklingError Chainer code catches, and NumPy's ValueError, with Chainer's words.
+    path = tmp_path / "not.npz"
+    path.write_bytes(content)
+    leaf = Leaf()
+    before = leaf.W.array.copy()
+    with pytest.raises(pickle.UnpicklingError, match=r"^Failed to interpret file .* as a pickle: "
+                       r"load_npz reads NPZ archives") as raised:
+        serializers.load_npz(str(path), leaf)
+    assert isinstance(raised.value, ValueError)
+    numpy.testing.assert_array_equal(leaf.W.array, before)
+
+
 # ----------------------------------------------------------------------------- strictness
 
 def test_strict_missing_key_raises_and_non_strict_keeps_value(tmp_path):

@@ -143,8 +143,9 @@ class Reporter:
         if observer_name is None:
             # compat: Chainer raises KeyError here.
             raise KeyError(
-                f"observer must be registered with Reporter.add_observer before it reports, got "
-                f"an unregistered {type(observer).__name__}")
+                "Given observer is not registered to the reporter. An observer must be "
+                f"registered with Reporter.add_observer before it reports, got an unregistered "
+                f"{type(observer).__name__}")
         for key, value in values.items():
             self.observation[f"{observer_name}/{key}"] = value
 

@@ -9,7 +9,7 @@ our style calls for and the AssertionError that code written against Chainer may
 
 from __future__ import annotations
 
-__all__ = ["AssertRuntimeError", "AssertTypeError", "AssertValueError"]
+__all__ = ["AssertRuntimeError", "AssertTypeError", "AssertValueError", "ZeroDivisionValueError"]
 
 
 class AssertValueError(ValueError, AssertionError):
@@ -22,3 +22,11 @@ class AssertRuntimeError(RuntimeError, AssertionError):
 
 class AssertTypeError(TypeError, AssertionError):
     """An argument of the wrong type Chainer rejects with ``assert`` (NOTE [bare asserts])."""
+
+
+class ZeroDivisionValueError(ValueError, ZeroDivisionError):
+    """A zero Chainer divides by before it checks it, failing with ZeroDivisionError.
+
+    Like the classes above (NOTE [bare asserts]): we check first and raise the ValueError our
+    style calls for, which is also the ZeroDivisionError code written against Chainer may catch.
+    """

@@ -6,12 +6,17 @@ the convolution functions build on the private ``_patches`` view and ``col2im``.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
 
 from chainer_compat import backend
-from chainer_compat.utils._assertions import AssertRuntimeError
+from chainer_compat.utils._assertions import (
+    AssertRuntimeError,
+    AssertValueError,
+    ZeroDivisionValueError,
+)
 
 
 class _EmptyOutputError(AssertRuntimeError):
@@ -22,15 +27,99 @@ class _EmptyOutputError(AssertRuntimeError):
     """
 
 
-def _int_pair(value: Any) -> tuple[int, int]:
-    """``value`` as a pair of ints: a scalar twice, or the first two entries of a sequence.
+class _SizeLengthError(AssertValueError):
+    """A size argument with the wrong number of entries.
 
-    How the 2-D window functions (im2col, shift, local and deformable convolution) read their
-    size arguments.
+    Compat: Chainer fails an ``assert`` (the N-d functions) or an unpacking (the 2-D ones)
+    here; this error is both the ValueError and the AssertionError of those.
     """
-    if hasattr(value, "__getitem__"):
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
+
+
+def _as_size(value: Any, name: str, given: Any, expected: str = "an int",
+             allow_none: bool = False) -> Any:
+    """One entry of the size argument ``given`` as an int: an int, a bool or a NumPy integer
+    (or None, where ``allow_none``); ``expected`` says what ``given`` may be.
+
+    Raises:
+        TypeError: For any other entry, a float or a str say (Chainer's type: its arithmetic,
+            or NumPy's, fails on them).
+    """
+    if type(value) is int or (value is None and allow_none):
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    if isinstance(value, numpy.floating) and value.is_integer():
+        # compat: Chainer's 2-D average pooling, unpooling, upsampling and ROI pooling compute
+        # with a NumPy float size; an integral one reads as that int.
+        return int(value)
+    kind = type(value).__name__ if value is given else f"an entry of type {type(value).__name__}"
+    raise TypeError(f"{name} must be {expected}, got {given!r} ({kind}): pass integers")
+
+
+def _ints(count: int) -> str:
+    return "an int or a sequence of " + ("one int" if count == 1 else f"{count} ints")
+
+
+def _size_tuple(value: Any, count: int, name: str, allow_none: bool = False) -> tuple[Any, ...]:
+    """The size argument ``value`` as ``count`` ints: an int repeated, or ``count`` ints.
+
+    How the (de)convolutions, poolings and window functions read their ``ksize``, ``stride``,
+    ``pad``, ``dilate`` and ``outsize``. A sequence of another length is an error even where
+    Chainer would read its first entries. With ``allow_none``, an entry may be None (an
+    ``outsize`` entry to be computed).
+
+    Raises:
+        ValueError: If a sequence (a str too) has another length (also an AssertionError,
+            which Chainer's N-d functions raise).
+        TypeError: If an entry is not an integer (see :func:`_as_size`).
+    """
+    if type(value) is int:
+        return (value,) * count
+    if (type(value) is tuple and len(value) == count
+            and all(type(entry) is int for entry in value)):
+        return value
+    if hasattr(value, "__len__") and getattr(value, "ndim", 1) != 0:
+        if len(value) != count:
+            raise _SizeLengthError(
+                f"{name} must be {_ints(count)} (one per spatial axis), got {value!r}")
+        expected = _ints(count)
+        return tuple(_as_size(entry, name, value, expected, allow_none) for entry in value)
+    return (_as_size(value, name, value, _ints(count), allow_none),) * count
+
+
+def _check_sizes(name: str, sizes: tuple[int, ...], given: Any, minimum: int = 1,
+                 zero_error: type[Exception] = ZeroDivisionValueError,
+                 negative_error: type[Exception] = AssertValueError) -> None:
+    """Checks that each of ``sizes`` (read from the argument ``given``) is at least ``minimum``
+    (1 or 0).
+
+    Compat: where Chainer computes with such a size it fails with a ZeroDivisionError on a
+    zero and with an AssertionError or a ValueError on a negative one; the default errors are
+    each a ValueError and that type (NOTE [bare asserts] in ``utils/_assertions.py``).
+
+    Raises:
+        ValueError: ``zero_error`` for a zero below ``minimum``, else ``negative_error``.
+    """
+    for size in sizes:
+        if size < minimum:
+            error = zero_error if size == 0 else negative_error
+            rule = "positive" if minimum == 1 else "non-negative"
+            raise error(f"{name} must be {rule}, got {given!r}")
+
+
+def _chainer_empty_output_sentence(outs: tuple[int, ...], transposed: bool = False,
+                                   per_axis: bool = True) -> str:
+    """The sentence Chainer's output size check says for the output sizes ``outs``, one of
+    them not positive; our errors start with it, as users may match on it.
+
+    Chainer's 2-D functions name the axis (``per_axis``), its N-d ones do not.
+    """
+    if not per_axis or len(outs) != 2:
+        return "Output sizes should be positive."
+    axis = "Height" if outs[0] <= 0 else "Width"
+    return f"{axis} in the output {'must' if transposed else 'should'} be positive."
 
 
 def get_conv_outsize(size: int, k: int, s: int, p: int, cover_all: bool = False,
@@ -132,9 +221,14 @@ def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval:
         pixel at ``(y * sy + i * dy - ph, x * sx + j * dx - pw)``.
 
     Raises:
+        ValueError: If a stride is not positive or a dilation is negative (a zero stride is
+            also the ZeroDivisionError, and a negative one the AssertionError, Chainer raises).
         RuntimeError: If the output height or width is not positive (also an
             AssertionError, which Chainer raises).
     """
+    # A window stepping backwards or a tap before its window's corner would read outside img.
+    _check_sizes("stride of im2col", (sy, sx), (sy, sx))
+    _check_sizes("dilate of im2col", (dy, dx), (dy, dx), minimum=0)
     _, _, h, w = img.shape
     if out_h is None:
         out_h = get_conv_outsize(h, kh, sy, ph, cover_all, dy)
@@ -142,6 +236,7 @@ def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval:
         out_w = get_conv_outsize(w, kw, sx, pw, cover_all, dx)
     if out_h <= 0 or out_w <= 0:
         raise _EmptyOutputError(
+            f"{_chainer_empty_output_sentence((out_h, out_w))}\n"
             f"output size of im2col must be positive, got {(out_h, out_w)} for an input of "
             f"size {(h, w)}: use a smaller kernel or dilation, or more padding")
     xp = backend.get_array_module(img)

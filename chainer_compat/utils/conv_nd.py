@@ -10,16 +10,12 @@ import itertools
 from typing import Any
 
 from chainer_compat import backend
-from chainer_compat.utils._assertions import AssertValueError
-from chainer_compat.utils.conv import _as_strided, _EmptyOutputError, get_conv_outsize
-
-
-class _SizeLengthError(AssertValueError):
-    """A size argument with the wrong number of entries.
-
-    Compat: Chainer fails an ``assert`` here; this error is both a ValueError and the
-    AssertionError that code written against Chainer may catch.
-    """
+from chainer_compat.utils.conv import (
+    _as_strided,
+    _EmptyOutputError,
+    _SizeLengthError,
+    get_conv_outsize,
+)
 
 
 def as_tuple(x: Any, n: int, name: str = "a size argument") -> tuple[Any, ...]:
@@ -116,6 +112,7 @@ def im2col_nd(img: Any, ksize: Any, stride: Any, pad: Any, pval: Any = 0,
     outs = _output_sizes(img.shape[2:], ksize, stride, pad, cover_all, dilate)
     if any(out <= 0 for out in outs):
         raise _EmptyOutputError(
+            "Output sizes should be positive.\n"
             f"output size of im2col_nd must be positive, got {outs} for an input of size "
             f"{img.shape[2:]}: use a smaller kernel or dilation, or more padding")
     xp = backend.get_array_module(img)

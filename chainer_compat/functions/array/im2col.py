@@ -18,10 +18,10 @@ class Im2Col(FunctionNode):
 
     def __init__(self, ksize: Any, stride: Any, pad: Any, cover_all: bool, dilate: Any
                  ) -> None:
-        self.kh, self.kw = conv._int_pair(ksize)
-        self.sy, self.sx = conv._int_pair(stride)
-        self.ph, self.pw = conv._int_pair(pad)
-        self.dy, self.dx = conv._int_pair(dilate)
+        self.kh, self.kw = conv._size_tuple(ksize, 2, "ksize")
+        self.sy, self.sx = conv._size_tuple(stride, 2, "stride")
+        self.ph, self.pw = conv._size_tuple(pad, 2, "pad")
+        self.dy, self.dx = conv._size_tuple(dilate, 2, "dilate")
         self.cover_all = cover_all
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -88,6 +88,11 @@ def im2col(x: Any, ksize: Any, stride: Any = 1, pad: Any = 0, cover_all: bool = 
         A Variable of shape ``(n, c * kh * kw, out_h, out_w)``.
 
     Raises:
+        TypeError: If a size argument is not an int or a pair of ints.
+        ValueError: If a size argument has more than two entries, a stride is not positive
+            or a dilation is negative (a zero stride is also a ZeroDivisionError and a
+            negative one an AssertionError, which Chainer raises).
+        RuntimeError: If the output would be empty (also an AssertionError, as in Chainer).
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a 4-d float array.
     """
     return Im2Col(ksize, stride, pad, cover_all, dilate).apply((x,))[0]

@@ -13,6 +13,7 @@ from typing import Any
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import conv, type_check
+from chainer_compat.utils._assertions import AssertValueError
 
 _CONVOLUTION_ADVICE = "Use a larger input, more padding, or a smaller kernel or dilation."
 _DECONVOLUTION_ADVICE = "Use less padding or a larger kernel."
@@ -48,6 +49,29 @@ class ConvolutionNode(FunctionNode):
         raise NotImplementedError
 
 
+def check_geometry(strides: tuple[int, ...], pads: tuple[int, ...], dilates: tuple[int, ...],
+                   stride: Any, pad: Any, dilate: Any,
+                   negative_stride_error: type[Exception] = AssertValueError) -> None:
+    """Checks the strides, paddings and dilations read from the arguments ``stride``, ``pad``
+    and ``dilate``.
+
+    Raises:
+        ValueError: If a dilation or stride is below 1 or a padding is negative; each error
+            is also the exception Chainer fails with there (see ``conv._check_sizes``), a
+            negative stride ``negative_stride_error``.
+    """
+    if min(dilates) >= 1 and min(strides) >= 1 and min(pads) >= 0:
+        return
+    for size in dilates:
+        if size < 1:
+            # compat: Chainer's sentence first, which users may match on.
+            raise AssertValueError(
+                f"Dilate should be positive, but {dilate} is supplied.\n"
+                f"dilate must be at least 1 (1 means no dilation), got {dilate!r}")
+    conv._check_sizes("stride", strides, stride, negative_error=negative_stride_error)
+    conv._check_sizes("pad", pads, pad, minimum=0)
+
+
 def expect_x_and_w(in_types: Any, ndim: int) -> tuple[Any, Any]:
     """Type-checks that there are two or three inputs and that ``x`` and ``W`` are float arrays
     of ``ndim`` axes; returns their types for the checks that differ per function."""
@@ -78,8 +102,9 @@ def expect_bias(in_types: Any, out_channels: Any, x_type: Any = None) -> None:
     type_check.expect(
         b_type.dtype.kind == "f" if x_type is None else b_type.dtype == x_type.dtype,
         b_type.ndim == 1,
-        b_type.shape[0] == out_channels,
     )
+    # Only once the bias is known to have an axis: a 0-d one fails the check above.
+    type_check.expect(b_type.shape[0] == out_channels)
 
 
 def expect_outsize_fits(x_type: Any, w_type: Any, outsize: tuple[Any, ...],
@@ -93,7 +118,9 @@ def expect_outsize_fits(x_type: Any, w_type: Any, outsize: tuple[Any, ...],
     for axis, (size, s, p, d) in enumerate(zip(outsize, stride, pad, dilate), start=2):
         if size is None:
             continue
-        kernel = type_check.eval(w_type.shape[axis])
+        # compat: the bounds stay expressions of W's shape, so that the Expect line reads as
+        # Chainer's does.
+        kernel = w_type.shape[axis]
         lower = conv.get_conv_outsize(size, kernel, s, p, d=d)
         upper = conv.get_conv_outsize(size, kernel, s, p, cover_all=True, d=d)
         type_check.expect(lower <= x_type.shape[axis], x_type.shape[axis] <= upper)
@@ -116,6 +143,7 @@ def empty_output_error(function: str, outs: tuple[int, ...], spatial: tuple[int,
     """
     advice = _DECONVOLUTION_ADVICE if transposed else _CONVOLUTION_ADVICE
     return conv._EmptyOutputError(
+        f"{conv._chainer_empty_output_sentence(outs, transposed, function.endswith('2d'))}\n"
         f"output size of {function} must be positive, got {outs}\n"
         f"Input size: {spatial}\nKernel size: {ksize}\n"
         f"Stride: {stride}\nPad: {pad}\nDilate: {dilate}\n{advice}")

@@ -244,7 +244,10 @@ def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,
     missing = [V1 is None, V2 is None, b is None]
     if any(missing):
         if not all(missing):
+            # compat: Chainer's sentence first, which users may match on.
             raise ValueError(
+                "All coefficients and bias for bilinear() must be None, if at least one of "
+                "them is None.\n"
                 "V1, V2 and b of bilinear must be given all together or not at all, got "
                 + ", ".join(name for name, absent in zip(("V1", "V2", "b"), missing)
                             if not absent))

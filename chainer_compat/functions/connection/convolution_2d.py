@@ -16,6 +16,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection import _convolution
 from chainer_compat.utils import argument, conv, type_check
+from chainer_compat.utils._assertions import AssertValueError
 
 _DETERMINISTIC = (
     "deterministic argument is not supported anymore. Use "
@@ -26,28 +27,24 @@ _REQUIRES_X_GRAD = (
     "whether to compute the gradient w.r.t. x is automatically decided during backpropagation.")
 
 
-def _pair(value: Any) -> Any:
-    """``value`` if it is a sequence, else ``(value, value)``: how every size argument reads."""
-    if hasattr(value, "__getitem__"):
-        return value
-    return value, value
-
-
-def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any) -> tuple[int, ...]:
+def _geometry(stride: Any, pad: Any, dilate: Any, groups: Any,
+              negative_stride_error: type[Exception] = AssertValueError) -> tuple[int, ...]:
     """``(sy, sx, ph, pw, dy, dx, groups)`` from the user's arguments, checked.
 
     Raises:
-        ValueError: If a stride, dilation or ``groups`` is below 1, or a padding is negative.
+        TypeError: If a size argument is not an int or a pair of ints.
+        ValueError: If a size argument has more than two entries, a stride, dilation or
+            ``groups`` is below 1, or a padding is negative (see
+            :func:`_convolution.check_geometry` for the other types each error has).
     """
-    sy, sx = _pair(stride)
-    ph, pw = _pair(pad)
-    dy, dx = _pair(dilate)
-    if dy < 1 or dx < 1:
-        raise ValueError(f"dilate must be positive, got {dilate}")
-    if sy < 1 or sx < 1:
-        raise ValueError(f"stride must be positive, got {stride}")
-    if ph < 0 or pw < 0:
-        raise ValueError(f"pad must be non-negative, got {pad}")
+    strides = conv._size_tuple(stride, 2, "stride")
+    pads = conv._size_tuple(pad, 2, "pad")
+    dilates = conv._size_tuple(dilate, 2, "dilate")
+    _convolution.check_geometry(strides, pads, dilates, stride, pad, dilate,
+                                negative_stride_error)
+    sy, sx = strides
+    ph, pw = pads
+    dy, dx = dilates
     if groups < 1:
         raise ValueError(f"groups must be a positive integer, got {groups}")
     return sy, sx, ph, pw, dy, dx, int(groups)
@@ -324,9 +321,12 @@ def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         A Variable of shape ``(n, c_O, h_O, w_O)`` in ``x``'s dtype.
 
     Raises:
-        ValueError: For ``deterministic=``, a stride, dilation or ``groups`` below 1, or a
-            negative padding.
-        TypeError: For any other unknown keyword argument.
+        ValueError: For ``deterministic=``, a stride, dilation or ``groups`` below 1, a
+            negative padding, or a size argument of more than two entries (a zero stride is
+            also a ZeroDivisionError, a negative stride or padding and a bad dilation an
+            AssertionError).
+        TypeError: For any other unknown keyword argument, or a size argument that is not an
+            int or a pair of ints.
         RuntimeError: If the output would be empty.
         chainer_compat.utils.type_check.InvalidType: On non-float inputs or mismatched shapes.
     """

@@ -29,20 +29,17 @@ def _geometry(ndim: int, stride: Any, pad: Any, dilate: Any,
     """``(stride, pad, dilate, groups)`` as tuples of ``ndim`` ints and an int, checked.
 
     Raises:
+        TypeError: If a size argument is not an int or a sequence of ints.
         ValueError: If an argument has the wrong length, a stride, dilation or ``groups`` is
-            below 1, or a padding is negative.
+            below 1, or a padding is negative (see :func:`_convolution.check_geometry` for the
+            other types each error has).
     """
     if ndim < 1:
         raise ValueError(f"ndim must be at least 1, got {ndim}")
-    strides = tuple(int(s) for s in conv_nd.as_tuple(stride, ndim))
-    pads = tuple(int(p) for p in conv_nd.as_tuple(pad, ndim))
-    dilates = tuple(int(d) for d in conv_nd.as_tuple(dilate, ndim))
-    if min(strides) < 1:
-        raise ValueError(f"stride must be positive, got {stride}")
-    if min(pads) < 0:
-        raise ValueError(f"pad must be non-negative, got {pad}")
-    if min(dilates) < 1:
-        raise ValueError(f"dilate must be positive, got {dilate}")
+    strides = conv._size_tuple(stride, ndim, "stride")
+    pads = conv._size_tuple(pad, ndim, "pad")
+    dilates = conv._size_tuple(dilate, ndim, "dilate")
+    _convolution.check_geometry(strides, pads, dilates, stride, pad, dilate)
     if groups < 1:
         raise ValueError(f"groups must be a positive integer, got {groups}")
     return strides, pads, dilates, int(groups)
@@ -273,7 +270,10 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
 
     Raises:
         ValueError: If a size argument has the wrong length, a stride, dilation or ``groups``
-            is below 1, or a padding is negative.
+            is below 1, or a padding is negative (a zero stride is also a ZeroDivisionError,
+            a wrong length, a negative stride or padding and a bad dilation an
+            AssertionError, as in Chainer).
+        TypeError: If a size argument is not an int or a sequence of ints.
         RuntimeError: If the output would be empty (also an AssertionError, which Chainer
             raises).
         chainer_compat.utils.type_check.InvalidType: On non-float inputs or mismatched shapes.

@@ -23,6 +23,14 @@ from chainer_compat.functions.connection.convolution_2d import (
 from chainer_compat.utils import argument, conv, type_check
 
 
+class _NegativeStrideError(ValueError, RuntimeError):
+    """A negative stride of :func:`deconvolution_2d`.
+
+    Compat: Chainer fails on it with the RuntimeError of its output size check; this error is
+    both a ValueError and that RuntimeError.
+    """
+
+
 def _deconvolve(x: Any, w: Any, node: Any) -> Any:
     """The transposed convolution of the arrays ``x`` and ``w`` with ``node``'s geometry."""
     xp = backend.get_array_module(x)
@@ -66,10 +74,11 @@ class Deconvolution2DFunction(_convolution.ConvolutionNode):
             kwargs, ("dilate", 1), ("groups", 1),
             deterministic=_DETERMINISTIC, requires_x_grad=_REQUIRES_X_GRAD)
         (self.sy, self.sx, self.ph, self.pw, self.dy, self.dx,
-         self.groups) = _geometry(stride, pad, dilate, groups)
+         self.groups) = _geometry(stride, pad, dilate, groups, _NegativeStrideError)
         self.outh: int | None
         self.outw: int | None
-        self.outh, self.outw = (None, None) if outsize is None else outsize
+        self.outh, self.outw = (None, None) if outsize is None else conv._size_tuple(
+            outsize, 2, "outsize", allow_none=True)
 
     def check_type_forward(self, in_types: Any) -> None:
         x_type, w_type = _convolution.expect_x_and_w(in_types, 4)
@@ -143,9 +152,12 @@ def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         A Variable of shape ``(n, c_O, h_O, w_O)`` in ``x``'s dtype.
 
     Raises:
-        ValueError: For ``deterministic=``, a stride, dilation or ``groups`` below 1, or a
-            negative padding.
-        TypeError: For any other unknown keyword argument.
+        ValueError: For ``deterministic=``, a stride, dilation or ``groups`` below 1, a
+            negative padding, or a size argument of more than two entries (a zero stride is
+            also a ZeroDivisionError, a negative one a RuntimeError, a bad dilation an
+            AssertionError).
+        TypeError: For any other unknown keyword argument, or a size argument that is not an
+            int or a pair of ints.
         RuntimeError: If the output would be empty.
         chainer_compat.utils.type_check.InvalidType: On non-float inputs, mismatched shapes or
             an ``outsize`` that does not fit ``x``.

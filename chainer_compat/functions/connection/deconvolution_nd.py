@@ -42,7 +42,8 @@ class DeconvolutionND(_convolution.ConvolutionNode):
         self.stride, self.pad, self.dilate, self.groups = _geometry(
             ndim, stride, pad, dilate, groups)
         self.outs: tuple[Any, ...] = (
-            (None,) * ndim if outsize is None else conv_nd.as_tuple(outsize, ndim))
+            (None,) * ndim if outsize is None
+            else conv._size_tuple(outsize, ndim, "outsize", allow_none=True))
 
     def check_type_forward(self, in_types: Any) -> None:
         x_type, w_type = _convolution.expect_x_and_w(in_types, self.ndim + 2)
@@ -148,7 +149,10 @@ def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
 
     Raises:
         ValueError: If a size argument has the wrong length, a stride, dilation or ``groups``
-            is below 1, or a padding is negative.
+            is below 1, or a padding is negative (a zero stride is also a ZeroDivisionError,
+            a wrong length, a negative stride or padding and a bad dilation an
+            AssertionError, as in Chainer).
+        TypeError: If a size argument is not an int or a sequence of ints.
         RuntimeError: If the output would be empty (also an AssertionError, which Chainer
             raises).
         chainer_compat.utils.type_check.InvalidType: On non-float inputs, mismatched shapes or

@@ -20,7 +20,7 @@ from chainer_compat.functions.array.spatial_transformer_sampler import (
     spatial_transformer_sampler,
 )
 from chainer_compat.functions.math.matmul import matmul
-from chainer_compat.utils.conv import _int_pair
+from chainer_compat.utils.conv import _size_tuple
 
 
 def _sampling_grid(offset: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, h: int,
@@ -76,8 +76,8 @@ def deformable_convolution_2d_sampler(x: Any, offset: Any, W: Any, b: Any = None
 
     See: `Deformable Convolutional Networks <https://arxiv.org/abs/1703.06211>`_.
     """
-    sy, sx = _int_pair(stride)
-    ph, pw = _int_pair(pad)
+    sy, sx = _size_tuple(stride, 2, "stride")
+    ph, pw = _size_tuple(pad, 2, "pad")
     out_channels, _, kh, kw = W.shape
     n, channels, _, _ = x.shape
     _, offset_channels, out_h, out_w = offset.shape

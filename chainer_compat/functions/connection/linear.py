@@ -211,7 +211,9 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> variable.Var
         chainer_compat.utils.type_check.InvalidType: On non-float inputs or mismatched shapes.
     """
     if n_batch_axes <= 0:
-        raise ValueError(f"n_batch_axes must be greater than 0, got {n_batch_axes}")
+        # compat: Chainer's sentence first, which users may match on.
+        raise ValueError("n_batch_axes should be greater than 0.\n"
+                         f"n_batch_axes must be greater than 0, got {n_batch_axes}")
     if n_batch_axes > 1:
         batch_shape = x.shape[:n_batch_axes]
         x = x.reshape(utils.size_of_shape(batch_shape), -1)

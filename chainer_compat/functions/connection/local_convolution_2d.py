@@ -15,7 +15,7 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.math.sum import sum as sum_
 from chainer_compat.utils import type_check
-from chainer_compat.utils.conv import _int_pair
+from chainer_compat.utils.conv import _check_sizes, _size_tuple
 
 # NOTE [local convolution as a bilinear map]
 # y[n, o, i, j] = sum_{c, p, q} W[o, i, j, c, p, q] x[n, c, i sy + p, j sx + q] is linear in
@@ -99,7 +99,11 @@ class LocalConvolution2DFunction(FunctionNode):
     """
 
     def __init__(self, stride: Any = 1) -> None:
-        self.sy, self.sx = _int_pair(stride)
+        self.sy, self.sx = _size_tuple(stride, 2, "stride")
+        # A negative stride would read outside x. compat: a zero one (every output position
+        # reads the first window) works, as in Chainer.
+        _check_sizes("stride of local_convolution_2d", (self.sy, self.sx), stride, minimum=0,
+                     negative_error=ValueError)
 
     def check_type_forward(self, in_types: Any) -> None:
         count = in_types.size()
@@ -223,7 +227,9 @@ def local_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1) -> vari
     Raises:
         chainer_compat.utils.type_check.InvalidType: On mismatched shapes or dtypes.
         ValueError: If ``x`` is too small for the output size ``W`` implies (a larger ``x``
-            is used from its top-left corner).
+            is used from its top-left corner), or ``stride`` is negative or has more than two
+            entries.
+        TypeError: If ``stride`` is not an int or a pair of ints.
     """
     node = LocalConvolution2DFunction(stride)
     inputs = (x, W) if b is None else (x, W, b)

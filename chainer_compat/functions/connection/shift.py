@@ -11,7 +11,8 @@ from typing import Any
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
-from chainer_compat.utils.conv import _int_pair
+from chainer_compat.utils._assertions import ZeroDivisionValueError
+from chainer_compat.utils.conv import _check_sizes, _size_tuple
 
 
 def _group_offsets(kh: int, kw: int) -> list[tuple[int, int]]:
@@ -39,17 +40,25 @@ class Shift(FunctionNode):
             shifts, which is the gradient).
 
     Raises:
-        ValueError: If a window side is even.
+        ValueError: If a window side is even or negative, or ``dilate`` has a zero.
+        TypeError: If ``ksize`` or ``dilate`` is not an int or a pair of ints.
     """
 
     def __init__(self, ksize: Any = 3, dilate: Any = 1) -> None:
-        self.kh, self.kw = _int_pair(ksize)
+        self.kh, self.kw = _size_tuple(ksize, 2, "ksize")
         # compat: Chainer's wording.
         if self.kh % 2 != 1:
             raise ValueError("kh must be odd")
         if self.kw % 2 != 1:
             raise ValueError("kw must be odd")
-        self.dy, self.dx = _int_pair(dilate)
+        # An odd negative side passes the check above; Chainer fails on it with a ValueError.
+        _check_sizes("ksize of shift", (self.kh, self.kw), ksize, negative_error=ValueError)
+        self.dy, self.dx = _size_tuple(dilate, 2, "dilate")
+        # A negative dilation reverses the shifts (the gradient's); a zero one Chainer divides by.
+        if self.dy == 0 or self.dx == 0:
+            raise ZeroDivisionValueError(
+                f"dilate of shift must not be zero, got {dilate!r}: pass 1 for adjacent "
+                "window positions")
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
@@ -101,7 +110,9 @@ def shift(x: Any, ksize: Any = 3, dilate: Any = 1) -> variable.Variable:
         A Variable of ``x``'s shape.
 
     Raises:
-        ValueError: If a window side is even.
+        ValueError: If a window side is even or negative, a size argument has more than two
+            entries, or ``dilate`` has a zero (also a ZeroDivisionError, which Chainer raises).
+        TypeError: If ``ksize`` or ``dilate`` is not an int or a pair of ints.
         chainer_compat.utils.type_check.InvalidType: On a wrong dtype, rank or too few
             channels.
 

@@ -17,17 +17,37 @@ from chainer_compat import backend
 from chainer_compat.utils import type_check
 from chainer_compat.utils._assertions import AssertValueError
 from chainer_compat.utils._reduction_order import sum_in_numpy1_order
-from chainer_compat.utils.conv_nd import as_tuple
+from chainer_compat.utils.conv import (
+    _chainer_empty_output_sentence,
+    _check_sizes,
+    _size_tuple,
+)
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
-    """``k`` -> ``(k, k)``; a pair (a tuple, list or array, as Chainer takes) is returned as a
-    pair of ints."""
-    if isinstance(value, (tuple, list, numpy.ndarray)):
-        if len(value) != 2:
-            raise ValueError(f"{name} must be an int or a pair of ints, got {value!r}")
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
+    """``k`` -> ``(k, k)``; a pair (a tuple, list or array, as Chainer takes) as a pair of
+    ints.
+
+    Raises:
+        TypeError: If an entry is not an integer.
+        ValueError: If a sequence has another length than two (also an AssertionError).
+    """
+    first, second = _size_tuple(value, 2, name)
+    return first, second
+
+
+def check_window(ksize: tuple[int, ...], stride: tuple[int, ...], pad: tuple[int, ...],
+                 arguments: tuple[Any, Any, Any]) -> None:
+    """Checks a pooling window read from the user's ``(ksize, stride, pad)`` ``arguments``.
+
+    Raises:
+        ValueError: If a kernel size or stride is not positive or a padding is negative
+            (also the ZeroDivisionError or AssertionError Chainer fails with there, see
+            ``utils.conv._check_sizes``).
+    """
+    _check_sizes("ksize", ksize, arguments[0])
+    _check_sizes("stride", stride, arguments[1])
+    _check_sizes("pad", pad, arguments[2], minimum=0)
 
 
 class Window:
@@ -43,22 +63,21 @@ class Window:
             :class:`WindowND` has, so the helpers that take either window can read it.
 
     Raises:
-        ValueError: If a kernel size or stride is not positive or a padding is negative.
+        TypeError: If an argument is not an int or a pair of ints.
+        ValueError: If an argument has more than two entries, a kernel size or stride is not
+            positive or a padding is negative (see :func:`check_window`).
     """
 
     __slots__ = ("kh", "kw", "sy", "sx", "ph", "pw", "ksize", "stride", "pad")
 
     def __init__(self, ksize: Any, stride: Any, pad: Any) -> None:
+        if stride is None:
+            stride = ksize
         self.kh, self.kw = pair(ksize, "ksize")
-        self.sy, self.sx = pair(ksize if stride is None else stride, "stride")
+        self.sy, self.sx = pair(stride, "stride")
         self.ph, self.pw = pair(pad, "pad")
-        # compat: Chainer fails later with ZeroDivisionError; a ValueError says which argument.
-        if min(self.kh, self.kw) <= 0:
-            raise ValueError(f"ksize must be positive, got {(self.kh, self.kw)}")
-        if min(self.sy, self.sx) <= 0:
-            raise ValueError(f"stride must be positive, got {(self.sy, self.sx)}")
-        if min(self.ph, self.pw) < 0:
-            raise ValueError(f"pad must not be negative, got {(self.ph, self.pw)}")
+        check_window((self.kh, self.kw), (self.sy, self.sx), (self.ph, self.pw),
+                     (ksize, stride, pad))
         self.ksize = (self.kh, self.kw)
         self.stride = (self.sy, self.sx)
         self.pad = (self.ph, self.pw)
@@ -112,6 +131,7 @@ def check_output_size(label: str, x_shape: tuple[int, ...], out_h: int, out_w: i
     """Raises :class:`OutputSizeError` unless both output sizes are positive."""
     if out_h <= 0 or out_w <= 0:
         raise OutputSizeError(
+            f"{_chainer_empty_output_sentence((out_h, out_w))}\n"
             f"output height and width must be positive, got {(out_h, out_w)}\n"
             f"Function: {label}\nInput shape: {x_shape}\n"
             "Use a smaller ksize or a larger pad.")
@@ -183,8 +203,10 @@ class WindowND:
         pad: Padding on each side: an int or N ints.
 
     Raises:
-        ValueError: If ``ndim`` is below 1, an argument has the wrong length, a kernel size or
-            stride is not positive, or a padding is negative.
+        TypeError: If an argument is not an int or a sequence of ints.
+        ValueError: If ``ndim`` is below 1, an argument has the wrong length (also an
+            AssertionError, as in Chainer), a kernel size or stride is not positive, or a
+            padding is negative (see :func:`check_window`).
     """
 
     __slots__ = ("ndim", "ksize", "stride", "pad")
@@ -194,16 +216,12 @@ class WindowND:
             # compat: Chainer's wording.
             raise ValueError("pooling operation requires at least one spatial dimension.")
         self.ndim = ndim
-        self.ksize = tuple(int(k) for k in as_tuple(ksize, ndim, "ksize"))
-        self.stride = tuple(int(s) for s in as_tuple(
-            ksize if stride is None else stride, ndim, "ksize" if stride is None else "stride"))
-        self.pad = tuple(int(p) for p in as_tuple(pad, ndim, "pad"))
-        if min(self.ksize) <= 0:
-            raise ValueError(f"ksize must be positive, got {self.ksize}")
-        if min(self.stride) <= 0:
-            raise ValueError(f"stride must be positive, got {self.stride}")
-        if min(self.pad) < 0:
-            raise ValueError(f"pad must not be negative, got {self.pad}")
+        self.ksize = _size_tuple(ksize, ndim, "ksize")
+        self.stride = (self.ksize if stride is None
+                       else _size_tuple(stride, ndim, "stride"))
+        self.pad = _size_tuple(pad, ndim, "pad")
+        check_window(self.ksize, self.stride, self.pad,
+                     (ksize, ksize if stride is None else stride, pad))
 
     def arguments(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """``(ksize, stride, pad)``, to build another node over the same windows."""
@@ -272,6 +290,7 @@ def check_output_size_nd(label: str, x_shape: tuple[int, ...], outs: tuple[int, 
     """Raises :class:`OutputSizeError` unless every output size is positive."""
     if any(out <= 0 for out in outs):
         raise OutputSizeError(
+            "Output sizes should be positive.\n"
             f"output sizes must be positive, got {outs}\n"
             f"Function: {label}\nInput shape: {x_shape}\n"
             "Use a smaller ksize or a larger pad.")

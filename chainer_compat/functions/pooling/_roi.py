@@ -6,6 +6,7 @@ Layer 5: imports backend, function_node, functions._old_style and type_check.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -59,9 +60,10 @@ def check_outsize(outsize: Any) -> tuple[int, int]:
     sizes: tuple[Any, Any] = pair(outsize)
     for axis, size in enumerate(sizes):
         if not (isinstance(size, numbers.Integral) and int(size) > 0):
+            # compat: Chainer's sentence first, which users may match on.
             raise TypeError(
-                f"outsize[{axis}] must be a positive integer, got {size!r} "
-                f"({type(size).__name__}): pass an int or a pair of ints")
+                f"outsize[{axis}] must be positive integer: {type(size)}, {size}\n"
+                f"outsize must be a positive int or a pair of them, got {outsize!r}")
     return int(sizes[0]), int(sizes[1])
 
 
@@ -70,30 +72,54 @@ def check_spatial_scale(spatial_scale: Any) -> float:
 
     Raises:
         TypeError: If it is not a positive real number (Chainer's exception type).
+        ValueError: If it is infinite (Chainer's forward fails with a ValueError then).
     """
     if isinstance(spatial_scale, numbers.Integral):
         spatial_scale = float(int(spatial_scale))
     if not (isinstance(spatial_scale, numbers.Real) and float(spatial_scale) > 0):
+        # compat: Chainer's sentence first, which users may match on.
         raise TypeError(
-            f"spatial_scale must be a positive float number, got {spatial_scale!r} "
-            f"({type(spatial_scale).__name__})")
+            f"spatial_scale must be a positive float number: {type(spatial_scale)}, "
+            f"{spatial_scale}\n"
+            f"spatial_scale must be a positive real, got {spatial_scale!r}")
+    check_finite_scale(spatial_scale)
     return float(spatial_scale)
+
+
+def check_finite_scale(spatial_scale: Any) -> None:
+    """Raises ValueError if ``spatial_scale`` is a real that is not finite.
+
+    Every scaled corner would be infinite or NaN; Chainer's forward fails converting them to
+    pixels, with a ValueError.
+    """
+    if isinstance(spatial_scale, numbers.Real) and not math.isfinite(spatial_scale):
+        raise ValueError(
+            f"spatial_scale must be finite, got {spatial_scale!r}: pass the factor from ROI "
+            "coordinates to x's pixels, e.g. 1 / 16 for a feature map of stride 16")
 
 
 def check_sampling_ratio(sampling_ratio: Any) -> tuple[int | None, int | None]:
     """Validates ``sampling_ratio`` (None, an int >= 1, or a pair of them).
 
     Raises:
-        TypeError: If an entry is neither None nor an integer of at least 1.
+        TypeError: If an entry is neither None nor an integer of at least 1, or a sequence
+            has another length than two (Chainer's type for a bad ``sampling_ratio``).
     """
-    ratios: tuple[Any, Any] = pair(sampling_ratio)
-    for ratio in ratios:
-        if not (ratio is None or (isinstance(ratio, numbers.Integral) and int(ratio) >= 1)):
-            raise TypeError(
-                f"sampling_ratio must be None, an integer >= 1 or a pair of them, "
-                f"got {sampling_ratio!r}")
-    return (None if ratios[0] is None else int(ratios[0]),
-            None if ratios[1] is None else int(ratios[1]))
+    ratios = sampling_ratio if isinstance(sampling_ratio, Iterable) else (
+        sampling_ratio, sampling_ratio)
+    entries = tuple(ratios)
+    # A str is a sequence to Chainer too. Chainer ignores entries past the second; more (or
+    # fewer) than two are an error here.
+    if len(entries) != 2 or not all(
+            ratio is None or (isinstance(ratio, numbers.Integral) and int(ratio) >= 1)
+            for ratio in entries):
+        # compat: Chainer's sentence first, which users may match on.
+        raise TypeError(
+            f"sampling_ratio must be integer >= 1 or a pair of it: {ratios}\n"
+            f"sampling_ratio must be None, an int >= 1 or a pair of them, got "
+            f"{sampling_ratio!r}")
+    first, second = entries
+    return (None if first is None else int(first), None if second is None else int(second))
 
 
 def check_roi_types(in_types: Any, float32_only: bool = False) -> None:

@@ -47,7 +47,8 @@ class MaxPooling2D(Pooling2D):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         out_h, out_w = self.window.pooled_size(x.shape[2], x.shape[3], self.cover_all)
-        _pooling.check_output_size(self.label, x.shape, out_h, out_w)
+        # compat: Chainer's 2-D max pooling checks its output as the N-d one does.
+        _pooling.check_output_size_nd(self.label, x.shape, (out_h, out_w))
         y, self.indexes = _pooling.max_of_windows(x, self.window, (out_h, out_w))
         self._in_shape = x.shape
         return y,

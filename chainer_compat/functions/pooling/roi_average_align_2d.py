@@ -67,7 +67,9 @@ def roi_average_align_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any, spat
         A Variable of shape ``(R, c, outh, outw)``.
 
     Raises:
-        TypeError: If ``outsize``, ``spatial_scale`` or ``sampling_ratio`` is out of range.
+        TypeError: If ``outsize``, ``spatial_scale`` or ``sampling_ratio`` is out of range
+            (a ``sampling_ratio`` of more than two entries too, which Chainer ignores).
+        ValueError: If ``spatial_scale`` is infinite.
         chainer_compat.utils.type_check.InvalidType: If ``x`` or ``rois`` is not float32, or
             a shape does not fit.
 

@@ -48,6 +48,7 @@ def roi_average_pooling_2d(x: Any, rois: Any, roi_indices: Any, outsize: Any,
 
     Raises:
         TypeError: If ``outsize`` or ``spatial_scale`` is not positive.
+        ValueError: If ``spatial_scale`` is infinite.
         chainer_compat.utils.type_check.InvalidType: If the inputs' dtypes or shapes do not
             fit.
 

@@ -13,6 +13,7 @@ from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _roi
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv import _as_size, _check_sizes
 
 
 class ROIPooling2D(FunctionNode):
@@ -24,7 +25,13 @@ class ROIPooling2D(FunctionNode):
     """
 
     def __init__(self, outh: int, outw: int, spatial_scale: float) -> None:
-        self.outh, self.outw = outh, outw
+        self.outh = _as_size(outh, "outh", outh)
+        self.outw = _as_size(outw, "outw", outw)
+        # compat: Chainer divides by a zero size and fails on a negative one with a ValueError.
+        _check_sizes("outh", (self.outh,), outh, negative_error=ValueError)
+        _check_sizes("outw", (self.outw,), outw, negative_error=ValueError)
+        # compat: any other real scale works, as in Chainer (which does not check it).
+        _roi.check_finite_scale(spatial_scale)
         self.spatial_scale = spatial_scale
         self.argmax_data: Any = None
         self._table: Any = None
@@ -127,6 +134,9 @@ def roi_pooling_2d(x: Any, rois: Any, outh: int, outw: int,
         A Variable of shape ``(R, c, outh, outw)``.
 
     Raises:
+        TypeError: If ``outh`` or ``outw`` is not an integer.
+        ValueError: If ``outh`` or ``outw`` is not positive (a zero is also the
+            ZeroDivisionError Chainer raises), or ``spatial_scale`` is not finite.
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a 4-D float array or
             ``rois`` is not an ``(R, 5)`` array of ``x``'s dtype.
 

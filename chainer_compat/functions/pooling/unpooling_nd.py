@@ -13,7 +13,8 @@ from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.pooling import _pooling
 from chainer_compat.functions.pooling.pooling_nd import _PoolingND
-from chainer_compat.utils import conv_nd, type_check
+from chainer_compat.utils import type_check
+from chainer_compat.utils.conv import _size_tuple
 from chainer_compat.utils.conv_nd import _check_spatial_ndim
 
 
@@ -24,7 +25,7 @@ class UnpoolingND(_PoolingND):
                  outsize: Any = None, cover_all: bool = True) -> None:
         super().__init__(ndim, ksize, stride, pad, cover_all)
         self.outs: tuple[Any, ...] | None = (
-            None if outsize is None else tuple(int(o) for o in conv_nd.as_tuple(outsize, ndim)))
+            None if outsize is None else _size_tuple(outsize, ndim, "outsize"))
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check.expect(in_types.size() == 1)
@@ -33,8 +34,8 @@ class UnpoolingND(_PoolingND):
         if self.outs is None:
             return
         expected = self.window.pooled_size(self.outs, self.cover_all)
-        for axis, size in enumerate(expected):
-            type_check.expect(x_type.shape[axis + 2] == size)
+        # compat: one check of all the spatial axes, whose Expect line Chainer prints.
+        type_check.expect(x_type.shape[2:] == expected)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs

@@ -15,6 +15,7 @@ from chainer_compat.functions.pooling import _pooling
 from chainer_compat.functions.pooling.max_pooling_2d import MaxPoolingWithIndexes
 from chainer_compat.functions.pooling.pooling_2d import Pooling2D
 from chainer_compat.utils import type_check
+from chainer_compat.utils.conv import _size_tuple
 
 
 class Upsampling2D(Pooling2D):
@@ -31,7 +32,7 @@ class Upsampling2D(Pooling2D):
         if outsize is None:
             self.outh, self.outw = None, None
         else:
-            self.outh, self.outw = outsize
+            self.outh, self.outw = _size_tuple(outsize, 2, "outsize", allow_none=True)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check.expect(in_types.size() == 1)
@@ -45,6 +46,7 @@ class Upsampling2D(Pooling2D):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
+        _check_indexes(self.indexes, self.window)
         self.outh, self.outw = _pooling.unpooled_size(self.label, x.shape, self.window,
                                                       self.outh, self.outw, self.cover_all)
         # Scattering by index is exactly max pooling's gradient, with x as the output grad.
@@ -54,6 +56,27 @@ class Upsampling2D(Pooling2D):
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         return Upsampling2DGrad(self).apply(grad_outputs)
+
+
+def _check_indexes(indexes: Any, window: _pooling.Window) -> None:
+    """Checks that ``indexes`` are integers, each a position of the window.
+
+    Raises:
+        IndexError: If they are not (Chainer's type: its scatter indexes with them).
+    """
+    if indexes.dtype.kind not in "iu":
+        raise IndexError(
+            f"indexes of upsampling_2d must be an integer array, got dtype {indexes.dtype}: "
+            "pass the indexes max_pooling_2d returns with return_indices=True")
+    if indexes.size == 0:
+        return
+    low, high = int(indexes.min()), int(indexes.max())
+    if low < 0 or high >= window.area:
+        bad = low if low < 0 else high
+        raise IndexError(
+            f"indexes of upsampling_2d must be in [0, {window.area}) (a position in the "
+            f"{window.kh}x{window.kw} window), got {bad}: pass the indexes max_pooling_2d "
+            "returns with return_indices=True and the same ksize")
 
 
 class Upsampling2DGrad(MaxPoolingWithIndexes):
@@ -94,6 +117,7 @@ def upsampling_2d(x: Any, indexes: Any, ksize: Any, stride: Any = None, pad: Any
 
     Raises:
         ValueError: If a window argument is out of range.
+        IndexError: If an index is not a position in the window.
         chainer_compat.utils.type_check.InvalidType: If ``x`` is not a float array of four
             dimensions of ``indexes``' shape, or pooling ``outsize`` would not give ``(h, w)``.
     """

@@ -220,8 +220,8 @@ def test_kernel_larger_than_padded_input_raises_runtime_error():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(dilate=0), r"dilate must be positive, got 0"),
-    (dict(dilate=(1, -1)), r"dilate must be positive"),
+    (dict(dilate=0), r"^Dilate should be positive, but 0 is supplied\.\ndilate must be at "),
+    (dict(dilate=(1, -1)), r"^Dilate should be positive, but \(1, -1\) is supplied"),
     (dict(stride=0), r"stride must be positive, got 0"),
     (dict(pad=(0, -1)), r"pad must be non-negative"),
     (dict(groups=0), r"groups must be a positive integer, got 0"),

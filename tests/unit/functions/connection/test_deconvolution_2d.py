@@ -223,7 +223,7 @@ def test_removed_keyword_arguments_raise_chainers_errors():
         deconvolution_2d(x, w, use_cudnn=True)
     with pytest.raises(ValueError, match=r"requires_x_grad argument is not supported"):
         Deconvolution2DFunction(requires_x_grad=True)
-    with pytest.raises(ValueError, match=r"dilate must be positive, got 0"):
+    with pytest.raises(ValueError, match=r"^Dilate should be positive, but 0 is supplied\."):
         deconvolution_2d(x, w, dilate=0)
 
 

@@ -72,6 +72,6 @@ def test_float64_input_raises_invalid_type():
 
 @pytest.mark.parametrize("sampling_ratio", [0, (2, -1), 1.5])
 def test_bad_sampling_ratio_raises_type_error(sampling_ratio):
-    with pytest.raises(TypeError, match="sampling_ratio must be None, an integer >= 1"):
+    with pytest.raises(TypeError, match="^sampling_ratio must be integer >= 1 or a pair of it: "):
         roi_average_align_2d(numpy.zeros((2, 2, 5, 6), numpy.float32), BOXES, BATCHES, 2, 1.0,
                              sampling_ratio)

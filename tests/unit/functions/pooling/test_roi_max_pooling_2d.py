@@ -91,9 +91,9 @@ def test_an_instance_may_be_called_again():
 
 
 @pytest.mark.parametrize("outsize, scale, message", [
-    (0, 1.0, r"outsize\[0\] must be a positive integer, got 0"),
-    ((2, 1.5), 1.0, r"outsize\[1\] must be a positive integer, got 1.5"),
-    (2, 0.0, "spatial_scale must be a positive float number, got 0.0"),
+    (0, 1.0, r"^outsize\[0\] must be positive integer: <class 'int'>, 0\n"),
+    ((2, 1.5), 1.0, r"^outsize\[1\] must be positive integer: <class 'float'>, 1.5\n"),
+    (2, 0.0, r"^spatial_scale must be a positive float number: <class 'float'>, 0.0\n"),
 ])
 def test_bad_arguments_raise_type_error_naming_them(outsize, scale, message):
     with pytest.raises(TypeError, match=message):

@@ -10,6 +10,7 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation
+from chainer_compat.utils._assertions import AssertValueError
 
 
 class ClippedReLU(FloatActivation):
@@ -17,7 +18,7 @@ class ClippedReLU(FloatActivation):
 
     Raises:
         TypeError: If ``z`` is not a float.
-        ValueError: If ``z`` is not positive.
+        ValueError: If ``z`` is not positive (also an AssertionError, as Chainer asserts it).
     """
 
     def __init__(self, z: float) -> None:
@@ -25,7 +26,8 @@ class ClippedReLU(FloatActivation):
         if not isinstance(z, float):
             raise TypeError(f"z must be float value, got {type(z).__name__} {z!r}")
         if not z > 0:
-            raise ValueError(f"z must be positive, got {z}")
+            # compat: Chainer asserts this (NOTE [bare asserts] in utils/_assertions.py).
+            raise AssertValueError(f"z must be positive, got {z}")
         self.cap = z
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -33,7 +33,8 @@ def maxout(x: Any, pool_size: int, axis: int = 1) -> variable.Variable:
             of ``pool_size``.
     """
     if pool_size <= 0:
-        raise ValueError(f"pool_size must be a positive integer, got {pool_size}")
+        # compat: Chainer's sentence first, which code may match.
+        raise ValueError(f"pool_size must be a positive integer.\nGot {pool_size!r}")
     shape = tuple(x.shape)
     if not -len(shape) <= axis < len(shape):
         # compat: Chainer reads x.shape[axis] before any check, so its users get IndexError.

@@ -17,7 +17,7 @@ class FlipLR(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("a",))
-        type_check.expect(in_types[0].ndim >= 2)
+        type_check.expect(in_types[0].dtype.kind == "f", in_types[0].ndim >= 2)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         a, = inputs
@@ -37,7 +37,8 @@ def fliplr(a: Any) -> variable.Variable:
         A Variable holding a reversed view of ``a``'s array.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: If ``a`` has fewer than two dimensions.
+        chainer_compat.utils.type_check.InvalidType: If ``a`` is not float (as in Chainer) or
+            has fewer than two dimensions.
     """
     y, = FlipLR().apply((a,))
     return y

@@ -17,7 +17,7 @@ class FlipUD(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("a",))
-        type_check.expect(in_types[0].ndim >= 1)
+        type_check.expect(in_types[0].dtype.kind == "f", in_types[0].ndim >= 1)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         a, = inputs
@@ -37,7 +37,8 @@ def flipud(a: Any) -> variable.Variable:
         A Variable holding a reversed view of ``a``'s array.
 
     Raises:
-        chainer_compat.utils.type_check.InvalidType: If ``a`` is 0-D.
+        chainer_compat.utils.type_check.InvalidType: If ``a`` is not float (as in Chainer) or
+            is 0-D.
     """
     y, = FlipUD().apply((a,))
     return y

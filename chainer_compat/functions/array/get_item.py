@@ -139,6 +139,12 @@ def get_item(x: Any, slices: Any) -> variable.Variable:
     Raises:
         IndexError: If ``slices`` indexes more axes than ``x`` has, or an index is out of
             bounds (as NumPy raises it).
+        TypeError: If ``x`` is None.
     """
+    if x is None:
+        # compat: Chainer indexes None and raises TypeError; apply() would take it for an
+        # optional input.
+        raise TypeError("x of get_item must be a Variable or an array, got None: 'NoneType' "
+                        "object is not subscriptable")
     y, = GetItem(slices).apply((x,))
     return y

@@ -64,6 +64,7 @@ class Moveaxis(FunctionNode):
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
         for axis in self.source + self.destination:
             check_axis(in_types[0], axis)
 
@@ -96,7 +97,8 @@ def moveaxis(x: Any, source: Any, destination: Any) -> variable.Variable:
     Raises:
         TypeError: If ``source`` or ``destination`` is not an int or a tuple of ints.
         ValueError: If they differ in length or repeat an axis.
-        chainer_compat.utils.type_check.InvalidType: If an axis is out of range.
+        chainer_compat.utils.type_check.InvalidType: If ``x`` is not float (as in Chainer) or an
+            axis is out of range.
     """
     y, = Moveaxis(source, destination).apply((x,))
     return y

@@ -98,8 +98,10 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> variabl
         indices = indices.array
     # compat: Chainer checks the indices' kind here, before type checking, with a ValueError.
     if indices.dtype.kind != "i" or indices.ndim != 1:
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
-            f"indices must be a one-dimensional int array, got dtype {indices.dtype} and "
-            f"shape {indices.shape}; convert them with astype(numpy.int32)")
+            "indices should be a one-dimensional int array\n"
+            f"indices of permutate got dtype {indices.dtype} and shape {indices.shape}; "
+            "convert them with astype(numpy.int32)")
     y, = Permutate(indices, axis, inv).apply((x,))
     return y

@@ -46,13 +46,16 @@ class Repeat(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))
         if self.axis is not None:
-            ndim = type_check.eval(in_types[0].ndim)
+            # NumPy's repeat reads a 0-d array as 1-d along an axis (as Chainer passes it on).
+            actual_ndim = type_check.eval(in_types[0].ndim)
+            ndim = max(actual_ndim, 1)
             if not -ndim <= self.axis < ndim:
                 # compat: Chainer leaves the axis to NumPy's repeat, whose AxisError is a
                 # ValueError and an IndexError.
                 raise numpy.exceptions.AxisError(
                     self.axis, ndim,
                     axis_range_message(self.axis, ndim)
+                    + (" (x is 0-d, which repeat reads as 1-d)" if actual_ndim == 0 else "")
                     + "; pass an axis of x, or None to repeat the flattened x")
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -79,7 +82,8 @@ class RepeatGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
         xp = backend.get_array_module(gy)
-        if self.axis is None:
+        if self.axis is None or not self.in_shape:
+            # A 0-d input repeated along an axis is repeated as a one-entry 1-d array.
             gy = gy.reshape(-1)
             axis = 0
             length = utils.size_of_shape(self.in_shape)

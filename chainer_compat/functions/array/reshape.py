@@ -10,6 +10,7 @@ from typing import Any
 from chainer_compat import variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
+from chainer_compat.utils._assertions import AssertValueError
 
 
 def _count_unknown(shape: tuple[int, ...]) -> int:
@@ -20,14 +21,16 @@ class Reshape(FunctionNode):
     """Reshapes its input; backward reshapes the gradient back.
 
     Raises:
-        ValueError: If ``shape`` has more than one unknown (negative) dimension.
+        ValueError: If ``shape`` has more than one unknown (negative) dimension (also an
+            AssertionError, as Chainer asserts it).
     """
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = tuple(shape)
         self._unknown = _count_unknown(self.shape)
         if self._unknown > 1:
-            raise ValueError(
+            # compat: Chainer asserts this (NOTE [bare asserts] in utils/_assertions.py).
+            raise AssertValueError(
                 f"reshape shape must have at most one unknown dimension (-1), got {self.shape}")
 
     def check_type_forward(self, in_types: Any) -> None:

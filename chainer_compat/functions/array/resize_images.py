@@ -15,6 +15,7 @@ import numpy
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
+from chainer_compat.utils._assertions import AssertValueError
 
 # Output rows gathered at once on the CPU: the four neighbours of each output pixel are copied
 # for a block of rows at a time, about this many values, so large images stay in cache.
@@ -156,13 +157,14 @@ class ResizeImages(FunctionNode):
             coincide.
 
     Raises:
-        ValueError: On another mode.
+        ValueError: On another mode (also an AssertionError, as Chainer asserts it).
     """
 
     def __init__(self, output_shape: Any, mode: str = "bilinear", align_corners: bool = True
                  ) -> None:
         if mode not in ("bilinear", "nearest"):
-            raise ValueError(f"mode must be 'bilinear' or 'nearest', got {mode!r}")
+            # compat: Chainer asserts this (NOTE [bare asserts] in utils/_assertions.py).
+            raise AssertValueError(f"mode must be 'bilinear' or 'nearest', got {mode!r}")
         self.out_H, self.out_W = int(output_shape[0]), int(output_shape[1])
         self.mode = mode
         self.align_corners = align_corners

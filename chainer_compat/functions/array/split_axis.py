@@ -9,12 +9,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array._common import axis_range_message, is_int
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.utils import type_check
+from chainer_compat.utils._assertions import ZeroDivisionValueError
+
+
+def _as_indices(value: Any) -> tuple[int, ...]:
+    """The split indices of a sequence or 1-D array, refusing what Chainer refuses."""
+    if isinstance(value, numpy.ndarray):
+        if value.ndim >= 2:
+            raise TypeError(
+                f"indices_or_sections must be 1-D sequence, got an array of shape "
+                f"{value.shape}")
+        # compat: an empty array is accepted whatever its dtype (numpy.array([]) is float64).
+        if value.dtype.kind not in "iu" and value.size > 0:
+            raise TypeError(
+                f"indices_or_sections must be integers, got an array of dtype {value.dtype}")
+    indices = tuple(value)
+    for index in indices:
+        if not is_int(index):
+            raise TypeError(
+                f"indices_or_sections must be integers, got {type(index).__name__} {index!r} "
+                f"in {indices!r}")
+    return tuple(int(index) for index in indices)
 
 
 class SplitAxis(FunctionNode):
@@ -25,31 +48,40 @@ class SplitAxis(FunctionNode):
         axis: The axis to split along.
 
     Raises:
-        TypeError: If ``indices_or_sections`` is neither an int nor a sequence.
+        TypeError: If ``indices_or_sections`` is neither an int nor a sequence of ints.
         ValueError: If the number of sections is not positive, or (in debug mode) if the
             indices are not sorted.
     """
 
     def __init__(self, indices_or_sections: Any, axis: int) -> None:
-        if is_int(indices_or_sections):
-            self.sections: int | None = int(indices_or_sections)
+        value = indices_or_sections
+        if isinstance(value, numpy.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+            value = int(value)  # Chainer reads a 0-d int array as a number of sections
+        if is_int(value):
+            self.sections: int | None = int(value)
             self.indices: tuple[int, ...] | None = None
             if self.sections <= 0:
-                raise ValueError(
+                # compat: NumPy's sentence (Chainer's split raises it for a negative count,
+                # and ZeroDivisionError from its type check, which takes the length modulo 0).
+                raise ZeroDivisionValueError(
+                    "number sections must be larger than 0.\n"
                     f"indices_or_sections must be a positive number of sections, got "
                     f"{self.sections}")
-        elif isinstance(indices_or_sections, Iterable):
+        elif isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
             self.sections = None
-            self.indices = tuple(int(index) for index in indices_or_sections)
+            self.indices = _as_indices(value)
             if config.debug:
                 for before, after in zip(self.indices, self.indices[1:]):
                     if before > after:
                         raise ValueError(
                             f"indices_or_sections must be sorted, got {self.indices}")
         else:
+            # compat: Chainer's two lines first (it reads a str as a sequence of str indices
+            # and fails on them with TypeError too).
             raise TypeError(
-                f"indices_or_sections must be integer or 1-D array, got "
-                f"{type(indices_or_sections).__name__}")
+                "indices_or_sections must be integer or 1-D array.\n"
+                f"Actual: {type(indices_or_sections)}\n"
+                "pass an int number of sections or a sequence of int indices")
         self.axis = axis
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -103,7 +135,10 @@ def split_axis(x: Any, indices_or_sections: Any, axis: int,
         A tuple of Variables, or one Variable (see ``force_tuple``).
 
     Raises:
-        TypeError: If ``indices_or_sections`` is neither an int nor a sequence.
+        TypeError: If ``indices_or_sections`` is neither an int nor a sequence of ints (a str
+            is refused).
+        ValueError: If the number of sections is not positive (also a ZeroDivisionError, as
+            Chainer raises for 0).
         chainer_compat.utils.type_check.InvalidType: If ``axis`` is ``x.ndim`` or more, an
             index exceeds the axis length, or N does not divide it.
         IndexError: If ``axis`` is below ``-x.ndim`` (as in Chainer).

@@ -28,9 +28,12 @@ class Tile(FunctionNode):
         elif isinstance(reps, tuple) and all(is_int(r) for r in reps):
             self.reps = tuple(int(r) for r in reps)
         else:
-            raise TypeError(f"reps must be int or tuple of ints, got {reps!r}")
+            # compat: Chainer's two lines first, which code may match.
+            raise TypeError(f"reps must be int or tuple of ints.\nActual: {type(reps)}\n"
+                            f"Got {reps!r}")
         if any(r < 0 for r in self.reps):
-            raise ValueError(f"all elements in reps must be zero or larger, got {self.reps}")
+            # compat: Chainer's sentence first, which code may match.
+            raise ValueError(f"All elements in reps must be zero or larger\nGot {self.reps}")
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x",))

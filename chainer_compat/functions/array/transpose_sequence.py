@@ -12,6 +12,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.utils import type_check
 
 
@@ -27,7 +28,14 @@ def _transpose(xp: Any, xs: tuple[Any, ...], count: int) -> tuple[Any, ...]:
     # Rows of the concatenated input, grouped by time step.
     order = [starts[:int((lengths > t).sum())] + t for t in range(count)]
     sizes = [len(rows) for rows in order]
-    gathered = xp.concatenate(xs, axis=0)[xp.asarray(numpy.concatenate(order))]
+    dtype = xs[0].dtype
+    if any(x.dtype != dtype for x in xs):
+        # compat: Chainer writes every row into outputs of the first array's dtype (casting
+        # as NumPy's assignment does, so floats after an int array are truncated).
+        joined = xp.concatenate(xs, axis=0, dtype=dtype, casting="unsafe")
+    else:
+        joined = xp.concatenate(xs, axis=0)
+    gathered = joined[xp.asarray(numpy.concatenate(order))]
     return tuple(xp.split(gathered, numpy.cumsum(sizes)[:-1].tolist()))
 
 
@@ -47,6 +55,7 @@ class TransposeSequence(FunctionNode):
         if not inputs:
             return ()
         self._input_shapes = [x.shape for x in inputs]
+        self._input_dtypes = [x.dtype for x in inputs]
         outputs = _transpose(backend.get_array_module(*inputs), inputs, self._length)
         self._output_shapes = [y.shape for y in outputs]
         return outputs
@@ -58,7 +67,10 @@ class TransposeSequence(FunctionNode):
         grads = tuple(
             xp.zeros(shape, present.dtype)
             if g is None else g for g, shape in zip(grad_outputs, self._output_shapes))
-        return TransposeSequence(len(self._input_shapes)).apply(grads)
+        input_grads = TransposeSequence(len(self._input_shapes)).apply(grads)
+        # Mixed input dtypes: each input gets its gradient in its own dtype.
+        return tuple(g if g.dtype == dtype else _cast(g, dtype)
+                     for g, dtype in zip(input_grads, self._input_dtypes))
 
 
 def transpose_sequence(xs: Any) -> tuple[Any, ...]:
@@ -72,7 +84,9 @@ def transpose_sequence(xs: Any) -> tuple[Any, ...]:
             other axes match.
 
     Returns:
-        A tuple of ``len(xs[0])`` Variables (an empty tuple when ``xs`` is empty).
+        A tuple of ``len(xs[0])`` Variables (an empty tuple when ``xs`` is empty), all of
+        ``xs[0]``'s dtype, as in Chainer: rows of other dtypes are cast to it. Each input's
+        gradient has that input's dtype.
 
     Raises:
         chainer_compat.utils.type_check.InvalidType: If ``xs`` is not sorted by length or the

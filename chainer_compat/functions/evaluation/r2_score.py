@@ -25,9 +25,10 @@ class R2_score(OldStyleCall, FunctionNode):  # the name is Chainer's
             raise NotImplementedError(
                 f"sample_weight of r2_score must be None, got {type(sample_weight).__name__}")
         if multioutput not in ("uniform_average", "raw_values"):
+            # compat: Chainer's sentence first, which code may match.
             raise ValueError(
-                "multioutput of r2_score must be 'uniform_average' or 'raw_values', got "
-                f"{multioutput!r}")
+                "invalid multioutput argument\nmultioutput of r2_score must be "
+                f"'uniform_average' or 'raw_values', got {multioutput!r}")
         self.multioutput = multioutput
 
     def check_type_forward(self, in_types: Any) -> None:

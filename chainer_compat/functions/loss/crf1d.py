@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import variable
+from chainer_compat import backend, variable
 from chainer_compat.functions.array.broadcast import broadcast
 from chainer_compat.functions.array.concat import concat
 from chainer_compat.functions.array.reshape import reshape
@@ -20,6 +20,7 @@ from chainer_compat.functions.math.logsumexp import logsumexp
 from chainer_compat.functions.math.minmax import argmax
 from chainer_compat.functions.math.minmax import max as max_of
 from chainer_compat.functions.math.sum import sum as sum_all
+from chainer_compat.utils import type_check
 from chainer_compat.utils._assertions import AssertValueError
 
 
@@ -31,6 +32,37 @@ def _check_labels(cost: Any, xs: Any) -> None:
         raise AssertValueError(
             f"xs[0].shape[1] of crf1d must equal the number of labels cost.shape[0] = "
             f"{cost.shape[0]}, got {xs[0].shape[1]}")
+
+
+def _check_argmax_inputs(cost: Any, xs: Any) -> None:
+    """Checks what Chainer's ``argmax_crf1d`` rejects in its first Broadcast node: a ``cost``
+    that is not an array (TypeError) and shapes that do not line up (InvalidType)."""
+    if len(xs) == 0:
+        raise ValueError("xs of argmax_crf1d must hold at least one time step, got an empty "
+                         "sequence")
+    if not isinstance(cost, variable.Variable) and not backend.is_array(cost):
+        first = variable.as_array(xs[0]) if isinstance(xs[0], variable.Variable) else xs[0]
+        # compat: Chainer's Broadcast node's first two lines; then what to do.
+        raise TypeError(
+            "incompatible array types are mixed in the forward input (Broadcast).\n"
+            f"Actual: {type(first)}, {type(cost)}\n"
+            f"cost of argmax_crf1d must be a Variable or a NumPy/CuPy array, got "
+            f"{type(cost).__name__}: wrap it with numpy.asarray()")
+    shapes = [tuple(x.shape) for x in xs]
+    labels = shapes[0][1] if len(shapes[0]) == 2 else None
+    bad = [t for t, shape in enumerate(shapes) if len(shape) != 2 or shape[1] != labels]
+    cost_shape = tuple(cost.shape)
+    cost_fits = labels is not None and len(cost_shape) <= 2 and all(
+        size in (1, labels) for size in cost_shape)
+    if bad or not cost_fits:
+        expect = "xs[t].shape == (B_t, K) for every t, and cost.shape == (K, K)"
+        actual = f"xs shapes: {shapes}, cost.shape: {cost_shape}"
+        raise type_check.InvalidType(
+            expect, actual,
+            "each xs[t] of argmax_crf1d must have shape (B_t, K) and cost shape (K, K), with "
+            f"K the number of labels, got xs[{bad[0] if bad else 0}].shape="
+            f"{shapes[bad[0] if bad else 0]} and cost.shape={cost_shape}\n"
+            f"Expect: {expect}\nActual: {actual}")
 
 
 def _split_finished(value: Any, batch: int, finished: list[Any]) -> Any:
@@ -119,8 +151,14 @@ def argmax_crf1d(cost: Any, xs: Any) -> tuple[variable.Variable, list[Any]]:
     Returns:
         ``(score, path)``: ``score`` is a Variable of shape ``(B_0,)`` with each best path's
         score; ``path`` is a list of ``T`` integer arrays, ``path[t]`` of shape ``(B_t,)``.
+
+    Raises:
+        TypeError: If ``cost`` is not a Variable or an array.
+        ValueError: If ``xs`` is empty.
+        chainer_compat.utils.type_check.InvalidType: If an ``xs[t]`` is not of shape
+            ``(B_t, K)`` or ``cost`` does not broadcast to ``(K, K)``.
     """
-    _check_labels(cost, xs)
+    _check_argmax_inputs(cost, xs)
     alpha = variable.as_variable(xs[0])
     # Per step: the rows of sequences that ended before it (or None), and the back-pointers.
     finished_at: list[Any] = []

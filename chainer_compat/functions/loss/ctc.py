@@ -26,6 +26,7 @@ from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.functions.math.average import average
 from chainer_compat.functions.math.logsumexp import logsumexp
 from chainer_compat.utils import type_check
+from chainer_compat.utils._assertions import AssertValueError
 
 # NOTE [CTC in Chainer's arithmetic]
 # The loss and its gradient are computed on arrays with the operations Chainer 7.8.1 applies,
@@ -417,19 +418,28 @@ def connectionist_temporal_classification(
 
     Raises:
         TypeError: If ``x`` is not a sequence or ``blank_symbol`` is not an int.
-        ValueError: On an invalid ``reduce`` or a ``blank_symbol`` outside ``[0, V)``.
+        ValueError: On an invalid ``reduce``, a ``blank_symbol`` outside ``[0, V)`` or an
+            ``x[0]`` that is not 2-dimensional (these two also AssertionErrors, as Chainer
+            asserts them).
         chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
     """
     if not isinstance(x, Sequence):
         raise TypeError(f"x must be a list of Variables, got {type(x).__name__}")
     if not isinstance(blank_symbol, int):
+        # compat: Chainer's sentence first, which code may match.
         raise TypeError(
-            f"blank_symbol must be non-negative integer, got {type(blank_symbol).__name__}")
+            "blank_symbol must be non-negative integer.\n"
+            f"blank_symbol must be an int, got {type(blank_symbol).__name__}")
     n_vocabulary = x[0].shape[1]
+    # compat: Chainer asserts these two (NOTE [bare asserts] in utils/_assertions.py).
     if not 0 <= blank_symbol < n_vocabulary:
-        raise ValueError(
+        raise AssertValueError(
             f"blank_symbol must be in [0, {n_vocabulary}) (the number of classes), got "
             f"{blank_symbol}")
+    if x[0].ndim != 2:
+        raise AssertValueError(
+            f"each x[t] of connectionist_temporal_classification must be 2-dimensional "
+            f"(batch, classes), got x[0].shape={tuple(x[0].shape)}")
     node = ConnectionistTemporalClassification(blank_symbol, reduce)
     frames = stack(list(x))
     labels = variable.as_array(t)

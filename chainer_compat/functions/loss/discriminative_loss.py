@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.functions.activation.relu import relu
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.math.basic_math import absolute
 from chainer_compat.functions.math.sqrt import sqrt
 from chainer_compat.functions.math.sum import sum as sum_over
+from chainer_compat.utils._assertions import AssertValueError
 
 
 def _l1_norm(x: Any, axis: Any = None) -> variable.Variable:
@@ -52,12 +55,19 @@ class DiscriminativeMarginBasedClusteringLoss:
         self.gamma = gamma
         self.max_embedding_dim = max_embedding_dim
         if max_embedding_dim <= 0:
+            # compat: Chainer's sentence first, which code may match.
             raise ValueError(
-                f"max_embedding_dim must be positive, got {max_embedding_dim!r}")
-        norms: dict[Any, Callable[..., variable.Variable]] = {1: _l1_norm, 2: _l2_norm}
-        if norm not in norms:
-            raise ValueError(f"norm of the discriminative loss must be 1 or 2, got {norm!r}")
-        self.norm = norms[norm]
+                "Max number of embeddings has to be positive!\n"
+                f"max_embedding_dim must be the (positive) number of instance labels, got "
+                f"{max_embedding_dim!r}")
+        # An array (an extra positional argument lands here) is no norm: compared as Chainer
+        # compares it, it must not reach a dict lookup (TypeError: unhashable).
+        if numpy.ndim(norm) != 0 or norm not in (1, 2):
+            # compat: Chainer's sentence first, which code may match.
+            raise ValueError(
+                "For discriminative loss, norm can only be 1 or 2. Obtained the value : "
+                f"{norm}\npass norm=1 (L1) or norm=2 (L2)")
+        self.norm: Callable[..., variable.Variable] = _l1_norm if norm == 1 else _l2_norm
 
     def __call__(self, embeddings: Any, labels: Any) -> tuple[Any, Any, Any]:
         """Returns the weighted ``(variance, distance, regularization)`` terms.
@@ -68,12 +78,13 @@ class DiscriminativeMarginBasedClusteringLoss:
                 ``K`` for instances.
 
         Raises:
-            ValueError: If ``embeddings.shape[1]`` is not ``max_embedding_dim``.
+            ValueError: If ``embeddings.shape[1]`` is not ``max_embedding_dim`` (also an
+                AssertionError, as Chainer asserts it).
         """
         n_cluster = self.max_embedding_dim
         if embeddings.shape[1] != n_cluster:
             # compat: Chainer asserts this; the embedding dimension doubles as the label count.
-            raise ValueError(
+            raise AssertValueError(
                 f"embeddings.shape[1] must equal max_embedding_dim = {n_cluster}, got "
                 f"{embeddings.shape[1]}")
         labels = variable.as_array(labels)

@@ -26,7 +26,8 @@ class Hinge(OldStyleCall, FunctionNode):
     def __init__(self, norm: str = "L1", reduce: str = "mean") -> None:
         if norm not in ("L1", "L2"):
             # compat: Chainer raises NotImplementedError for an unknown norm.
-            raise NotImplementedError(f"norm of hinge must be 'L1' or 'L2', got {norm!r}")
+            raise NotImplementedError(
+                f"norm should be either 'L1' or 'L2'\nnorm of hinge got {norm!r}")
         self.norm = norm
         check_reduce(reduce, ("mean", "no"), "hinge")
         self.reduce = reduce

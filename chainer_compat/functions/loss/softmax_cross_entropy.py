@@ -30,17 +30,20 @@ def _check_class_weight_option(class_weight: Any) -> None:
         return
     if isinstance(class_weight, variable.Variable):
         # compat: Chainer raises ValueError here.
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(  # noqa: TRY004
-            "class_weight of softmax_cross_entropy must be a numpy.ndarray or cupy.ndarray, "
-            "got a Variable: pass its .array")
+            "class_weight should be a numpy.ndarray or cupy.ndarray, not a chainer.Variable\n"
+            "pass the Variable's .array as class_weight of softmax_cross_entropy")
     if class_weight.ndim != 1:
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
-            "class_weight of softmax_cross_entropy must be 1-dimensional, got ndim="
-            f"{class_weight.ndim}")
+            "class_weight.ndim should be 1\nclass_weight of softmax_cross_entropy must be "
+            f"1-dimensional (one weight per class), got ndim={class_weight.ndim}")
     if class_weight.dtype.kind != "f":
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
-            "class_weight of softmax_cross_entropy must have a float dtype, got "
-            f"{class_weight.dtype}")
+            "The dtype of class_weight should be 'f'\nclass_weight of softmax_cross_entropy "
+            f"must have a float dtype, got {class_weight.dtype}")
 
 
 def _check_input_values(x: Any, t: Any, ignore_label: int) -> None:
@@ -48,7 +51,9 @@ def _check_input_values(x: Any, t: Any, ignore_label: int) -> None:
     x = variable.as_array(x)
     valid = ((0 <= t) & (t < x.shape[1])) | (t == ignore_label)
     if not valid.all():
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
+            f"Each label `t` need to satisfy `0 <= t < x.shape[1] or t == {ignore_label}`\n"
             f"each label t of softmax_cross_entropy must satisfy 0 <= t < x.shape[1] "
             f"({x.shape[1]}) or t == ignore_label ({ignore_label}), got t={t}")
 
@@ -593,9 +598,10 @@ def softmax_cross_entropy(
         chainer_compat.utils.type_check.InvalidType: On wrong dtypes or shapes.
     """
     if soft_target_loss not in _SOFT_TARGET_LOSSES:
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
-            "soft_target_loss of softmax_cross_entropy must be 'cross-entropy' or "
-            f"'kl-divergence', got {soft_target_loss!r}")
+            "soft_target_loss must be 'cross-entropy' or 'kl-divergence'.\n"
+            f"soft_target_loss of softmax_cross_entropy got {soft_target_loss!r}")
     if not enable_double_backprop:
         func = SoftmaxCrossEntropy(normalize, cache_score, class_weight, ignore_label, reduce,
                                    soft_target_loss)

@@ -68,7 +68,9 @@ def normalize_axis(axis: Any) -> tuple[int, ...] | None:
             # compat: Chainer's wording.
             raise ValueError("duplicate value in axis: ({})".format(", ".join(map(str, axis))))
         return tuple(int(a) for a in axis)
-    raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
+    # compat: Chainer's sentence first, which code may match.
+    raise TypeError(f"None, int or tuple of int are required\naxis must be None, an int or a "
+                    f"tuple of ints, got {axis!r}")
 
 
 def check_axes(in_type: Any, axes: tuple[int, ...] | None) -> None:

@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import utils, variable
+from chainer_compat import backend, utils, variable
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math import sum as _sum
-from chainer_compat.functions.math._common import AxisReduction, keepdims_shape, normalize_axis
+from chainer_compat.functions.math._common import (
+    AxisReduction,
+    is_int,
+    keepdims_shape,
+    normalize_axis,
+)
 from chainer_compat.utils._reduction_order import mean_in_numpy1_order
 
 
@@ -51,6 +56,10 @@ def _shown_axis(axis: tuple[int, ...]) -> int | tuple[int, ...]:
     return axis[0] if len(axis) == 1 else axis
 
 
+def _is_int_tuple(axis: Any) -> bool:
+    return isinstance(axis, tuple) and all(is_int(a) for a in axis)
+
+
 def _mean(x: Any, axis: Any, keepdims: bool = False) -> variable.Variable:
     y, = Mean(axis, keepdims).apply((x,))
     return y
@@ -80,8 +89,13 @@ def average(x: Any, axis: Any = None, weights: Any = None,
     """
     if weights is None:
         return _mean(x, axis, keepdims)
-    x = variable.as_variable(x)
-    axes = normalize_axis(axis)
+    if not backend.is_array(x):
+        x = variable.as_variable(x)
+    # compat: a raw array ``x`` stays a constant, so ``x * weights`` casts it to the weights'
+    # dtype, as Chainer's operators do (a Variable ``x`` of another dtype raises InvalidType).
+    # A tuple's repeats are found after negative axes are counted from 0, as Chainer finds
+    # them, and with its message.
+    axes = normalize_axis(axis) if not _is_int_tuple(axis) else axis
     if axes is not None:
         axes = tuple(sorted(a + x.ndim if a < 0 else a for a in axes))
         if len(set(axes)) != len(axes):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import variable
+from chainer_compat import backend, variable
 from chainer_compat.configuration import config
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
@@ -71,5 +71,8 @@ def bias(x: Any, y: Any, axis: int = 1) -> variable.Variable:
         Chainer's debug mode also asserts that ``y``'s shape equals
         ``x.shape[axis:axis + y.ndim]`` exactly; that assertion is not reproduced.
     """
-    x = variable.as_variable(x)
+    if not backend.is_array(x):
+        x = variable.as_variable(x)
+    # compat: a raw array ``x`` stays a constant, so ``+`` casts it to ``y``'s dtype, as
+    # Chainer's operators do (a Variable ``x`` of another dtype raises InvalidType).
     return x + _align(x, y, axis, "bias")

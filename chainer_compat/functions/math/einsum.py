@@ -138,7 +138,8 @@ def _parse(operands: tuple[Any, ...]) -> tuple[list[str], str, list[Any]]:
 
     Raises:
         ValueError: On malformed subscripts (Chainer's messages).
-        TypeError: On a sublist entry that is not an int or Ellipsis.
+        TypeError: On a sublist entry that is not an int or Ellipsis, or an operand that is
+            not a Variable or an array.
     """
     if not operands:
         raise ValueError("No input operands")
@@ -215,6 +216,21 @@ def _expand_ellipses(in_subs: list[str], output: str, arrays: list[Any]) -> tupl
     return ",".join(expanded), output.replace(_ELLIPSIS, spare)
 
 
+def _check_operands(arrays: list[Any]) -> None:
+    """Raises TypeError, with the lines of Chainer's own check, unless every operand is a
+    Variable or an array."""
+    for array in arrays:
+        if not isinstance(array, variable.Variable) and not backend.is_array(array):
+            actual = ", ".join(
+                str(type(variable.as_array(a) if isinstance(a, variable.Variable) else a))
+                for a in arrays)
+            raise TypeError(
+                "incompatible array types are mixed in the forward input (EinSum).\n"
+                f"Actual: {actual}\n"
+                "operands of einsum must be Variables or NumPy/CuPy arrays, got "
+                f"{type(array).__name__}: wrap Python numbers and lists with numpy.asarray()")
+
+
 def einsum(*operands: Any) -> variable.Variable:
     """Einstein summation of float arrays, with ``numpy.einsum``'s subscripts.
 
@@ -231,11 +247,13 @@ def einsum(*operands: Any) -> variable.Variable:
     Raises:
         ValueError: On malformed subscripts, and when the output drops a ``...`` that covers
             axes (Chainer does not sum over an ellipsis).
-        TypeError: On a sublist entry that is not an int or Ellipsis.
+        TypeError: On a sublist entry that is not an int or Ellipsis, or an operand that is
+            not a Variable or an array.
         chainer_compat.utils.type_check.InvalidType: On non-float inputs, or a letter whose
             axes differ in length.
     """
     in_subs, output, arrays = _parse(operands)
+    _check_operands(arrays)
     inputs, out_sub = _expand_ellipses(in_subs, output, arrays)
     y, = EinSum(inputs, out_sub).apply(tuple(arrays))
     return y

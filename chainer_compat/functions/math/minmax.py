@@ -80,7 +80,9 @@ class IndexSelectorBase(FunctionNode):
         elif is_int(axis):
             self.axis = int(axis)
         else:
-            raise TypeError(f"axis must be None or an int, got {axis!r}")
+            # compat: Chainer's sentence first, which code may match.
+            raise TypeError(f"None or int are required\naxis must be None or an int, got "
+                            f"{axis!r}")
 
     def _fwd(self, x: Any, xp: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement _fwd(x, xp)")

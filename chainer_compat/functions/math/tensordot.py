@@ -27,12 +27,13 @@ def _paired_axes(
     """
     if len(a_axes) != len(b_axes):
         raise ValueError(
-            f"tensordot must contract as many axes of a as of b, got {a_axes} of a and "
-            f"{b_axes} of b: axes count mismatch; pass two sequences of equal length")
+            f"axes count mismatch\ntensordot must contract as many axes of a as of b, got "
+            f"{a_axes} of a and {b_axes} of b; pass two sequences of equal length")
     if len(a_axes) > a.ndim or len(b_axes) > b.ndim:
         raise ValueError(
-            f"tensordot axes must be at most the ndim of both inputs, got {len(a_axes)} "
-            f"axes for inputs of shapes {a.shape} and {b.shape}")
+            "dimension of input tensors must be greater equal to dot-axes count "
+            f"({len(a_axes)})\ntensordot axes must be at most the ndim of both inputs, got "
+            f"{len(a_axes)} axes for inputs of shapes {a.shape} and {b.shape}")
     for a_axis, b_axis in zip(a_axes, b_axes, strict=True):
         for name, axis, array in (("a", a_axis, a), ("b", b_axis, b)):
             if not -array.ndim <= axis < array.ndim:
@@ -41,7 +42,7 @@ def _paired_axes(
                     f"{axis} for {name} of shape {array.shape}; pass axes of {name}")
         if a.shape[a_axis] != b.shape[b_axis]:
             raise ValueError(
-                "tensordot contracted axes must have equal lengths, got axis "
+                "shape mismatch\ntensordot contracted axes must have equal lengths, got axis "
                 f"{a_axis} of a {a.shape} and axis {b_axis} of b {b.shape}")
     return [axis % a.ndim for axis in a_axes], [axis % b.ndim for axis in b_axes]
 
@@ -61,14 +62,15 @@ class TensorDot(FunctionNode):
 
     def __init__(self, axes: Any = 2, a_axes: Any = None, b_axes: Any = None,
                  c_axes: Any = None, dtype: Any = None) -> None:
-        if isinstance(axes, Sequence) and not isinstance(axes, str):
+        # compat: a str is a sequence here too, as in Chainer.
+        if isinstance(axes, Sequence):
             if len(axes) != 2:
                 # compat: Chainer's wording.
                 raise ValueError("axes must be a pair of sequence of integers when it is a "
-                                 f"list or tuple, got {axes!r}")
+                                 f"list or tuple.\nGot {axes!r}")
         elif not is_int(axes):
             raise TypeError(
-                f"axes must be a pair of sequence of integers or an integer, got {axes!r}")
+                f"axes must be a pair of sequence of integers or an integer\nGot {axes!r}")
         self.axes = axes
         self.a_axes = a_axes
         self.b_axes = b_axes
@@ -88,8 +90,9 @@ class TensorDot(FunctionNode):
                 count = max(int(self.axes), 0)
                 if count > a.ndim or count > b.ndim:
                     raise ValueError(
-                        f"tensordot axes must be at most the ndim of both inputs, got {count} "
-                        f"for inputs of shapes {a.shape} and {b.shape}")
+                        "dimension of input tensors must be greater equal to dot-axes count "
+                        f"({count})\ntensordot axes must be at most the ndim of both inputs, "
+                        f"got {count} for inputs of shapes {a.shape} and {b.shape}")
                 a_contracted = list(range(a.ndim - count, a.ndim))
                 b_contracted = list(range(count))
             else:
@@ -101,13 +104,13 @@ class TensorDot(FunctionNode):
         b_contracted, b_free = (list(s) for s in self.b_axes)
         if len(a_contracted) != len(b_contracted):
             raise ValueError(
-                "tensordot must contract as many axes of a as of b, got "
+                "axes count mismatch\ntensordot must contract as many axes of a as of b, got "
                 f"{a_contracted} of a and {b_contracted} of b")
         for a_axis, b_axis in zip(a_contracted, b_contracted, strict=True):
             if a.shape[a_axis] != b.shape[b_axis]:
                 raise ValueError(
-                    "tensordot contracted axes must have equal lengths, got axis "
-                    f"{a_axis} of a {a.shape} and axis {b_axis} of b {b.shape}")
+                    "shape mismatch\ntensordot contracted axes must have equal lengths, got "
+                    f"axis {a_axis} of a {a.shape} and axis {b_axis} of b {b.shape}")
         if self.c_axes is None:
             self.c_axes = [list(range(len(a_free))),
                            list(range(len(a_free), len(a_free) + len(b_free)))]

@@ -12,7 +12,7 @@ import numpy
 
 from chainer_compat import backend, utils
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import type_check
+from chainer_compat.utils import argument, type_check
 
 
 class Gaussian(FunctionNode):
@@ -68,22 +68,27 @@ class Gaussian(FunctionNode):
         return tuple(grads)
 
 
-def gaussian(mean: Any, ln_var: Any, *, eps: Any = None, return_eps: bool = False) -> Any:
-    """Samples from the Gaussian ``N(mean, exp(ln_var))``, differentiably in both arguments.
+def gaussian(mean: Any, ln_var: Any, **kwargs: Any) -> Any:
+    """gaussian(mean, ln_var, *, eps=None, return_eps=False)
+
+    Samples from the Gaussian ``N(mean, exp(ln_var))``, differentiably in both arguments.
 
     Args:
         mean: The mean ``mu``.
         ln_var: The log variance ``log(sigma ** 2)``, of ``mean``'s shape and dtype.
-        eps: Standard-normal noise to reuse (of ``ln_var``'s shape and dtype, on its device);
-            None draws new noise.
-        return_eps: Also return the noise used.
+        **kwargs: ``eps``: standard-normal noise to reuse (of ``ln_var``'s shape and dtype,
+            on its device), None (the default) to draw new noise; ``return_eps``: also return
+            the noise used (False).
 
     Returns:
         The sample Variable, or ``(sample, eps)`` when ``return_eps`` is true.
 
     Raises:
         chainer_compat.utils.type_check.InvalidType: On non-float or mismatched inputs.
+        TypeError: On an unknown keyword argument (in Chainer's wording).
     """
+    # compat: keywords read as Chainer reads them, so an unknown one gets its message.
+    eps, return_eps = argument.parse_kwargs(kwargs, ("eps", None), ("return_eps", False))
     func = Gaussian(eps)
     out, = func.apply((mean, ln_var))
     if return_eps:

@@ -20,7 +20,9 @@ def gumbel_softmax(log_pi: Any, tau: Any = 0.1, axis: int = 1) -> variable.Varia
         axis: The axis holding the categories.
 
     Returns:
-        A Variable of ``log_pi``'s shape; for a 0-dimensional ``log_pi``, the constant 1.
+        A Variable of ``log_pi``'s shape; for a 0-dimensional ``log_pi``, the constant 1. For
+        an array ``log_pi``, ``(log_pi + g) / tau`` is plain array arithmetic: an int array
+        gives a float64 result, and ``tau=0.0`` gives NaN.
     """
     from chainer_compat.functions.activation.softmax import softmax
 
@@ -29,4 +31,7 @@ def gumbel_softmax(log_pi: Any, tau: Any = 0.1, axis: int = 1) -> variable.Varia
     if array.ndim < 1:
         return variable.Variable(xp.ones((), array.dtype))
     noise = xp.random.gumbel(size=array.shape).astype(array.dtype)
-    return softmax((variable.as_variable(log_pi) + noise) / tau, axis=axis)
+    # compat: a raw array is left to NumPy/CuPy arithmetic, as in Chainer: an int ``log_pi``
+    # gives float64 after ``/ tau``, and ``tau=0.0`` gives NaN (with NumPy's warning), not an
+    # error.
+    return softmax((log_pi + noise) / tau, axis=axis)

@@ -83,7 +83,8 @@ class SimplifiedDropconnect(FunctionNode):
         elif isinstance(self.mask, variable.Variable):
             self.mask = self.mask.array
         scale = weight.dtype.type(1.0 / (1 - self.ratio))
-        matrix = x.reshape(len(x), -1)
+        # The row length is spelled out: ``-1`` cannot be inferred for an empty batch.
+        matrix = x.reshape(len(x), _row_size(x.shape))
         kept = weight * scale * self.mask
         # Per sample i: y_i = kept_i @ x_i (kept is shared when the mask is not batchwise).
         y = xp.matmul(kept, matrix[:, :, None])[:, :, 0].astype(x.dtype, copy=False)
@@ -101,7 +102,7 @@ class SimplifiedDropconnect(FunctionNode):
         gy, = grad_outputs
         batch = x.shape[0]
         scale = weight.dtype.type(1.0 / (1 - self.ratio))
-        matrix = x if x.ndim == 2 else _reshape(x, (batch, -1))
+        matrix = x if x.ndim == 2 else _reshape(x, (batch, _row_size(x.shape)))
         mask = self.mask
         if self.use_batchwise_mask:
             kept = _broadcast_to(weight, mask.shape) * scale * mask
@@ -130,6 +131,14 @@ class SimplifiedDropconnect(FunctionNode):
         if 2 in indexes:
             grads.append(_sum(gy, axis=0))
         return tuple(grads)
+
+
+def _row_size(shape: tuple[int, ...]) -> int:
+    """The number of entries of one sample of an input of ``shape``."""
+    size = 1
+    for length in shape[1:]:
+        size *= length
+    return size
 
 
 def simplified_dropconnect(x: Any, W: Any, b: Any = None, ratio: float = 0.5,  # noqa: N803

@@ -72,7 +72,7 @@ def zoneout(h: Any, x: Any, ratio: float = 0.5, **kwargs: Any) -> Any:
 
     Raises:
         ValueError: On the ``train`` argument (use ``chainer.using_config('train', ...)``).
-        TypeError: On another unknown keyword.
+        TypeError: On another unknown keyword, or in training if ``h`` or ``x`` is None.
 
     See: `Zoneout: Regularizing RNNs by Randomly Preserving Hidden Activations
     <https://arxiv.org/abs/1606.01305>`_
@@ -80,6 +80,10 @@ def zoneout(h: Any, x: Any, ratio: float = 0.5, **kwargs: Any) -> Any:
     argument.parse_kwargs(
         kwargs, train="train argument is not supported anymore. Use chainer.using_config")
     if config.train:
+        for name, value in (("h", h), ("x", x)):
+            if value is None:
+                # apply() would take None for an optional input and fail inside forward.
+                raise TypeError(f"{name} of zoneout must be a Variable or an array, got None")
         return Zoneout(ratio).apply((h, x))[0]
     # compat: Chainer returns x itself (a Variable or an array) outside training.
     return x

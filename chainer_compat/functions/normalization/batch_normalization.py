@@ -18,6 +18,7 @@ from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
 from chainer_compat.functions.math.sum import sum as _sum
+from chainer_compat.functions.normalization._common import check_eps
 from chainer_compat.utils import argument, type_check
 from chainer_compat.utils._float16_rounding import float16_steps, round_to_float16
 from chainer_compat.utils._float16_rounding import steps_apply as _pure_float16
@@ -234,6 +235,7 @@ class BatchNormalization(FunctionNode):
 
     def __init__(self, eps: float = 2e-5, mean: Any = None, var: Any = None,
                  decay: float = 0.9, axis: Any = None) -> None:
+        check_eps(eps, "batch_normalization")
         self.running_mean = mean
         self.running_var = var
         self.eps = eps
@@ -443,6 +445,7 @@ class FixedBatchNormalization(FunctionNode):
     """
 
     def __init__(self, eps: float = 2e-5, axis: Any = None) -> None:
+        check_eps(eps, "fixed_batch_normalization")
         self.eps = eps
         self.axis = _normalize_axis(axis)
         self._reduction_axis: tuple[int, ...] = ()

@@ -21,6 +21,7 @@ from chainer_compat.functions._old_style import (
     gradients_without_graph,
     records_a_graph,
 )
+from chainer_compat.functions.normalization._common import check_eps
 from chainer_compat.functions.normalization.batch_normalization import (
     _batch_statistics,
     fixed_batch_normalization,
@@ -177,6 +178,7 @@ class BatchRenormalizationFunction:
     def __init__(self, eps: float = 2e-5, mean: Any = None, var: Any = None,
                  decay: float = 0.9, rmax: float = 1, dmax: float = 0,
                  update_statistics: bool = True) -> None:
+        check_eps(eps, "batch_renormalization")
         self._running_mean = mean
         self._running_var = var
         self.eps = eps

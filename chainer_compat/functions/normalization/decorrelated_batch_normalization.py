@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.expand_dims import expand_dims as _expand_dims
@@ -169,6 +171,42 @@ class DecorrelatedBatchNormalizationGrad(FunctionNode):
             "Double backward is not implemented for decorrelated batch normalization.")
 
 
+def _check_fixed_statistics(x_shape: tuple[int, ...], mean_shape: tuple[int, ...],
+                            projection_shape: tuple[int, ...], groups: int) -> None:
+    """Raises ValueError unless the channels split into ``groups`` and ``mean`` and
+    ``projection`` broadcast to ``(groups, C)`` and ``(groups, C, C)``, as Chainer's arithmetic
+    lets them."""
+    channels = x_shape[1]
+    if channels % groups:
+        raise ValueError(
+            f"the channels of x must be a multiple of groups, got x.shape[1]={channels} and "
+            f"groups={groups}; pass a groups that divides the {channels} channels")
+    size = channels // groups
+    context = (f"\nx.shape: {x_shape}, groups: {groups}, mean.shape: {mean_shape}, "
+               f"projection.shape: {projection_shape}")
+    if len(mean_shape) != 2:
+        # compat: Chainer's expand_dims(mean, 2) raises AxisError (a ValueError and an
+        # IndexError) for a mean that is not 2-dimensional.
+        raise numpy.exceptions.AxisError(
+            f"mean must be 2-dimensional, of shape (groups, C // groups) = {(groups, size)}, "
+            f"got ndim={len(mean_shape)}" + context)
+    if not _broadcasts_to(mean_shape, (groups, size)):
+        raise ValueError(
+            f"mean must have shape (groups, C // groups) = {(groups, size)}, "
+            f"got {mean_shape}" + context)
+    if len(projection_shape) not in (2, 3) or not _broadcasts_to(
+            projection_shape, (groups, size, size)):
+        raise ValueError(
+            "projection must have shape (groups, C // groups, C // groups) = "
+            f"{(groups, size, size)}, got {projection_shape}" + context)
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` (at most as long as ``target``) broadcasts to exactly ``target``."""
+    return len(shape) <= len(target) and all(
+        dim in (1, want) for dim, want in zip(shape[::-1], target[::-1]))
+
+
 class FixedDecorrelatedBatchNormalization(FunctionNode):
     """Decorrelated batch normalization with given statistics. Use
     :func:`fixed_decorrelated_batch_normalization`.
@@ -193,6 +231,7 @@ class FixedDecorrelatedBatchNormalization(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         x, mean, projection = inputs
+        _check_fixed_statistics(x.shape, mean.shape, projection.shape, self.groups)
         xp = backend.get_array_module(x)
         centered = _to_groups(x, self.groups) - mean[:, :, None]
         return _from_groups(xp.matmul(projection, centered), x.shape),
@@ -273,5 +312,8 @@ def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
 
     Raises:
         chainer_compat.utils.type_check.InvalidType: On wrong dtypes or ranks.
+        ValueError: If ``groups`` does not divide the channels, or ``mean`` or ``projection``
+            does not broadcast to its shape above (``numpy.exceptions.AxisError``, also an
+            IndexError, for a ``mean`` that is not 2-dimensional, as in Chainer).
     """
     return FixedDecorrelatedBatchNormalization(groups).apply((x, mean, projection))[0]

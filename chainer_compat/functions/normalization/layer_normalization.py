@@ -11,6 +11,7 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.connection.linear import _may_skip_gradient_nodes
+from chainer_compat.functions.normalization._common import check_eps
 from chainer_compat.utils import type_check
 from chainer_compat.utils._reduction_order import mean_in_numpy1_order, sum_in_numpy1_order
 from chainer_compat.variable import Variable, _new_unlinked_variable
@@ -20,6 +21,7 @@ class LayerNormalization(FunctionNode):
     """Layer normalization of a ``(batch, units)`` input. Use :func:`layer_normalization`."""
 
     def __init__(self, eps: float = 1e-5) -> None:
+        check_eps(eps, "layer_normalization")
         self.eps = eps
 
     def check_type_forward(self, in_types: Any) -> None:

@@ -69,9 +69,12 @@ def check_input_size(xs: Sequence[Any], ws: Sequence[Sequence[Any]]) -> None:
     input_size = xs[0].shape[1]
     weight_input_size = ws[0][0].shape[1]
     if input_size != weight_input_size:
+        # compat: Chainer's sentence first, which code may match.
         raise ValueError(
-            f"xs[t].shape[1] must equal ws[0][0].shape[1] (the input size the weights expect), "
-            f"got {input_size} != {weight_input_size}; build the weights for this input size")
+            "Inconsistent input size in input values and weight parameters: "
+            f"{input_size} != {weight_input_size}\n"
+            "xs[t].shape[1] must equal ws[0][0].shape[1] (the input size the weights expect); "
+            "build the weights for this input size")
 
 
 def _run_direction(step: CellStep, inputs: Sequence[Any], h: Variable, c: Variable | None
@@ -172,8 +175,13 @@ def n_step_rnn_base(n_layers: int, dropout_ratio: float, hx: Any, ws: Sequence[S
             ``train=`` / ``use_cudnn=`` options.
     """
     reject_removed_kwargs(kwargs)
-    if activation not in _CELLS:
-        raise ValueError(f'activation must be "tanh" or "relu", got "{activation}"')
+    # Only a str is looked up: an array (an extra positional argument lands here) is
+    # unhashable.
+    if not isinstance(activation, str) or activation not in _CELLS:
+        # compat: Chainer's sentence first, which code may match.
+        raise ValueError(
+            f'Invalid activation: "{activation}". Please select from [tanh,relu]\n'
+            'activation must be the str "tanh" or "relu"')
     check_input_size(xs, ws)
     hy, _, ys = run_layers(_CELLS[activation], n_layers, dropout_ratio,
                            hx, None, ws, bs, xs, use_bi_direction)

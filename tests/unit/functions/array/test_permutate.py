@@ -36,7 +36,7 @@ def test_length_mismatch_is_rejected():
 
 
 def test_float_indices_are_rejected_with_value_error():
-    with pytest.raises(ValueError, match=r"indices must be a one-dimensional int array"):
+    with pytest.raises(ValueError, match=r"^indices should be a one-dimensional int array"):
         permutate(numpy.ones(2), numpy.array([1.0, 0.0]))
 
 

@@ -80,12 +80,15 @@ def test_a_hook_sees_chainers_gradient_nodes(reduce, first):
 
 @pytest.mark.parametrize("margin", [0, -1.0])
 def test_non_positive_margin_raises_value_error(margin):
-    with pytest.raises(ValueError, match="margin of contrastive must be positive"):
+    with pytest.raises(
+            ValueError,
+            match=r"^margin should be positive value\.\nmargin of contrastive must be positive"):
         contrastive(*_problem(numpy.random.default_rng(2), numpy.float32), margin=margin)
 
 
 def test_invalid_reduce_raises_value_error():
-    with pytest.raises(ValueError, match="reduce of contrastive must be 'mean' or 'no'"):
+    with pytest.raises(ValueError, match="^only 'mean' and 'no' are valid for 'reduce', but "
+                                         "'sum' is given\nFunction: contrastive"):
         contrastive(*_problem(numpy.random.default_rng(3), numpy.float32), reduce="sum")
 
 

@@ -90,7 +90,9 @@ def test_gradients_match_numerical_ones():
 
 def test_invalid_reduce_is_rejected():
     cost, sequences, labels = _problem()
-    with pytest.raises(ValueError, match="reduce of crf1d must be 'mean' or 'no', got 'sum'"):
+    with pytest.raises(
+            ValueError,
+            match="^only 'mean' and 'no' are valid for 'reduce', but 'sum' is given"):
         crf1d(cost, _time_major(sequences), _time_major(labels), reduce="sum")
 
 

@@ -86,10 +86,11 @@ def test_single_cluster_has_no_distance_term():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="max_embedding_dim must be positive, got 0"):
+    with pytest.raises(ValueError, match="^Max number of embeddings has to be positive!"):
         DiscriminativeMarginBasedClusteringLoss(max_embedding_dim=0)
-    with pytest.raises(ValueError, match="norm of the discriminative loss must be 1 or 2"):
+    with pytest.raises(ValueError, match="^For discriminative loss, norm can only be 1 or 2. "
+                                         "Obtained the value : 3"):
         DiscriminativeMarginBasedClusteringLoss(norm=3)
     embeddings, labels = _problem()
-    with pytest.raises(ValueError, match="embeddings.shape\\[1\\] must equal"):
+    with pytest.raises(AssertionError, match="embeddings.shape\\[1\\] must equal"):
         discriminative_margin_based_clustering_loss(embeddings, labels, 0.5, 1.5, K + 1)

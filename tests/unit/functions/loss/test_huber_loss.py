@@ -76,7 +76,9 @@ def test_a_hook_sees_chainers_gradient_nodes(reduce, labels):
 
 
 def test_invalid_reduce_raises_value_error():
-    with pytest.raises(ValueError, match="reduce of huber_loss must be 'sum_along_second_axis'"):
+    with pytest.raises(
+            ValueError,
+            match="^Only 'sum_along_second_axis' and 'no' are valid for 'reduce'"):
         huber_loss(numpy.zeros((2, 3), "f"), numpy.zeros((2, 3), "f"), 1.0, reduce="mean")
 
 

@@ -85,7 +85,9 @@ def test_ignored_rows_get_no_gradient():
 
 def test_errors():
     x, t, W = _problem()  # noqa: N806
-    with pytest.raises(ValueError, match="reduce of negative_sampling must be 'sum' or 'no'"):
+    with pytest.raises(
+            ValueError,
+            match="^only 'sum' and 'no' are valid for 'reduce', but 'mean' is given"):
         negative_sampling(x, t, W, _fixed_sampler, 2, reduce="mean")
     with pytest.raises(TypeError):
         negative_sampling(x, t, W, _fixed_sampler, 2, return_sample=True)

@@ -78,12 +78,14 @@ def test_a_hook_sees_chainers_gradient_nodes(reduce, first):
 
 
 def test_non_positive_margin_raises_value_error():
-    with pytest.raises(ValueError, match="margin of triplet must be positive, got 0"):
+    with pytest.raises(
+            ValueError,
+            match=r"^margin should be positive value\.\nmargin of triplet must be positive, got 0"):
         triplet(*_problem(numpy.random.default_rng(2), numpy.float32), margin=0)
 
 
 def test_invalid_reduce_raises_value_error():
-    with pytest.raises(ValueError, match="reduce of triplet must be 'mean' or 'no'"):
+    with pytest.raises(ValueError, match="^only 'mean' and 'no' are valid for 'reduce'"):
         triplet(*_problem(numpy.random.default_rng(3), numpy.float32), reduce="sum")
 
 

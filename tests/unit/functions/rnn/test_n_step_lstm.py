@@ -94,7 +94,8 @@ def test_train_keyword_points_to_using_config():
 
 def test_input_size_mismatch_is_value_error():
     hx, cx, xs, ws, bs = make_inputs(numpy, 2, in_size=3)
-    with pytest.raises(ValueError, match="got 2 != 3"):
+    with pytest.raises(ValueError, match="^Inconsistent input size in input values and weight "
+                                         "parameters: 2 != 3"):
         n_step_bilstm(2, 0.0, hx, cx, ws, bs, [x[:, :2] for x in xs])
 
 

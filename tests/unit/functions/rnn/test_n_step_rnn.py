@@ -86,13 +86,15 @@ def test_zero_dropout_in_training_equals_inference():
 
 def test_unknown_activation_message_names_the_choices():
     hx, xs, ws, bs = make_inputs(numpy, 1)
-    with pytest.raises(ValueError, match='activation must be "tanh" or "relu", got "elu"'):
+    with pytest.raises(ValueError,
+                       match=r'^Invalid activation: "elu"\. Please select from \[tanh,relu\]'):
         n_step_rnn(2, 0.0, hx, ws, bs, xs, activation="elu")
 
 
 def test_input_size_mismatch_message_names_both_sizes():
     hx, xs, ws, bs = make_inputs(numpy, 1, in_size=2)
-    with pytest.raises(ValueError, match="got 1 != 2"):
+    with pytest.raises(ValueError, match="^Inconsistent input size in input values and weight "
+                                         "parameters: 1 != 2"):
         n_step_rnn(2, 0.0, hx, ws, bs, [x[:, :1] for x in xs])
 
 
@@ -114,3 +116,11 @@ def test_runs_on_the_array_module_of_its_inputs(xp):
     numpy.testing.assert_allclose(chainer_compat.backend.CpuDevice().send(hy.array),
                                   expected_hy.array, rtol=1e-5, atol=1e-6)
     assert len(ys) == len(expected_ys)
+
+
+@pytest.mark.parametrize("function, directions", [(n_step_rnn, 1), (n_step_birnn, 2)])
+def test_extra_positional_array_is_a_value_error_naming_the_activation(function, directions):
+    # It lands in `activation`; Chainer fails comparing it to 'tanh' with ValueError.
+    hx, xs, ws, bs = make_inputs(numpy, directions)
+    with pytest.raises(ValueError, match=r'^Invalid activation: "\[.*Please select from'):
+        function(2, 0.0, hx, ws, bs, xs, numpy.ones(2, numpy.float32))

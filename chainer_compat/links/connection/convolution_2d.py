@@ -79,7 +79,8 @@ class Convolution2D(WeightLink):
     def _initialize_params(self, in_channels: int) -> None:
         kh, kw = as_pair(self.ksize)
         check_groups(in_channels, self.out_channels, self.groups)
-        self.W.initialize((self.out_channels, in_channels // self.groups, kh, kw))
+        # compat: Chainer's int(in / groups), so a float count (channels / 2) works too.
+        self.W.initialize((self.out_channels, int(in_channels / self.groups), kh, kw))
 
     @classmethod
     def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,

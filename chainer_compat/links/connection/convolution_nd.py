@@ -69,7 +69,8 @@ class ConvolutionND(WeightLink):
 
     def _initialize_params(self, in_channels: int) -> None:
         check_groups(in_channels, self.out_channels, self.groups)
-        self.W.initialize((self.out_channels, in_channels // self.groups) + self.ksize)
+        # compat: Chainer's int(in / groups), so a float count (channels / 2) works too.
+        self.W.initialize((self.out_channels, int(in_channels / self.groups)) + self.ksize)
 
     @classmethod
     def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,

@@ -44,6 +44,21 @@ def test_in_channels_none_initializes_w_on_first_call_with_groups():
     assert link.W.shape == (6, 3, 3, 3)
 
 
+@pytest.mark.parametrize("make", [
+    lambda channels: Convolution2D(channels, 4, 2, groups=2),
+    lambda channels: chainer.links.ConvolutionND(2, channels, 4, 2, groups=2),
+    lambda channels: chainer.links.MLPConvolution2D(channels, (4, 3), 2),
+])
+def test_a_float_channel_count_works_as_in_chainer(make):
+    # Chainer computes int(in_channels / groups), so `ch / 2` (a float in Python 3) works.
+    x = numpy.random.rand(1, 4, 5, 5).astype(numpy.float32)
+    by_float, by_int = make(4.0), make(4)
+    assert by_float(x).shape == by_int(x).shape
+    for (name, param), (_, reference) in zip(sorted(by_float.namedparams()),
+                                             sorted(by_int.namedparams()), strict=True):
+        assert param.shape == reference.shape, name
+
+
 def test_str_lists_chainers_specs():
     link = Convolution2D(None, 3, 2, nobias=True, dilate=2)
     assert str(link) == ("Convolution2D(in_channels=None, out_channels=3, ksize=2, "

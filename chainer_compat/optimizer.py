@@ -760,9 +760,7 @@ class GradientMethod(Optimizer):
             if getattr(self, "_use_cleargrads", True):
                 self.target.cleargrads()
             else:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    self.target.zerograds()
+                self.target.zerograds()  # deprecated, and warns so, as in Chainer
             loss.backward(loss_scale=self._loss_scale)
             del loss
         self.reallocate_cleared_grads()

@@ -24,7 +24,7 @@ class Exp(FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return grad_outputs[0] * y,
+        return y * grad_outputs[0],  # compat: Chainer's operand order, which hooks see
 
 
 def exp(x: Any) -> variable.Variable:

@@ -23,7 +23,7 @@ class Expm1(FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         y, = self.get_retained_outputs()
-        return grad_outputs[0] * (y + 1.0),
+        return (y + 1.0) * grad_outputs[0],  # compat: Chainer's operand order, which hooks see
 
 
 def expm1(x: Any) -> variable.Variable:

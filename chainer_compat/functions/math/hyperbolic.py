@@ -23,7 +23,7 @@ class Sinh(FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return grad_outputs[0] * cosh(x),
+        return cosh(x) * grad_outputs[0],  # compat: Chainer's operand order, which hooks see
 
 
 class Cosh(FloatUnary):
@@ -38,7 +38,7 @@ class Cosh(FloatUnary):
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, = self.get_retained_inputs()
-        return grad_outputs[0] * sinh(x),
+        return sinh(x) * grad_outputs[0],  # compat: Chainer's operand order, which hooks see
 
 
 def sinh(x: Any) -> variable.Variable:

@@ -21,12 +21,17 @@ __all__ = ["Categorical"]
 def _sample_indices(xp: Any, p: Any, n: int) -> Any:
     """Draws ``n`` class indices per row of ``p`` (shape ``batch + (K,)``) by inverting the cdf.
 
-    One vectorized draw serves NumPy and CuPy alike, with no loop over the batch.
+    One vectorized draw serves NumPy and CuPy alike, with no loop over the batch. It draws what
+    Chainer's loop of ``random.choice(K, n, p=row)`` over the rows draws, in the same order:
+    the n uniforms of the first row, then those of the next (so a seed gives Chainer's
+    samples); ``choice`` inverts the same normalized cdf.
     """
     cumulative = xp.cumsum(p.astype(numpy.float64), axis=-1)
     # Normalize so rounding in the sum cannot leave a gap above the last class.
     cumulative = cumulative / cumulative[..., -1:]
-    uniform = xp.random.uniform(0.0, 1.0, size=(n,) + p.shape[:-1] + (1,))
+    batch_shape = p.shape[:-1]
+    uniform = xp.random.uniform(0.0, 1.0, size=batch_shape + (n,))  # row by row
+    uniform = xp.moveaxis(uniform, -1, 0)[..., None]  # (n,) + batch + (1,)
     indices = (uniform >= cumulative).sum(axis=-1)
     return xp.minimum(indices, p.shape[-1] - 1).astype(numpy.int64)
 

@@ -85,11 +85,15 @@ class Dirichlet(distribution.Distribution):
         are cast to ``alpha.dtype``.
         """
         xp = dutils._array_module(self.alpha)
-        shape = (n,) + self.alpha.shape
-        draws = xp.random.gamma(self.alpha.array, size=shape)
-        # compat: Chainer hard-codes float32 samples.
+        rows = self.alpha.array.reshape(-1, self.alpha.shape[-1])
+        # compat: Chainer draws the n samples of each row of alpha in turn with
+        # random.dirichlet, so a seed gives its samples only drawn that way; and it hard-codes
+        # float32 samples.
+        draws = [xp.random.dirichlet(row, size=(n,)).astype(numpy.float32) for row in rows]
+        if not draws:
+            return variable.Variable(xp.zeros((n,) + self.alpha.shape, numpy.float32))
         return variable.Variable(
-            (draws / draws.sum(axis=-1, keepdims=True)).astype(numpy.float32))
+            xp.stack(draws, axis=1).reshape((n,) + self.alpha.shape))
 
 
 @distribution.register_kl(Dirichlet, Dirichlet)

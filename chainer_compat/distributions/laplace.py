@@ -98,7 +98,9 @@ class Laplace(_scalar.LocationScaleDistribution):
         """Draws ``loc + scale * e`` with ``e ~ Laplace(0, 1)`` (reparameterized)."""
         xp = dutils._array_module(self.loc)
         dtype = numpy.result_type(self.loc.dtype, self.scale.dtype)
-        eps = dutils._draw(xp, "laplace", dtype, size=(n,) + self.loc.shape)
+        # compat: Chainer rounds the noise to float32 whatever the parameters' dtype.
+        eps = dutils._draw(xp, "laplace", numpy.float32, size=(n,) + self.loc.shape)
+        eps = eps.astype(dtype, copy=False)
         return self.scale * eps + self.loc
 
 

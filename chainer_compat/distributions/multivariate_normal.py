@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy
+
 from chainer_compat import backend, distribution, function_node, variable
 from chainer_compat import functions as F
 from chainer_compat.distribution import _cached_property
@@ -142,7 +144,9 @@ class MultivariateNormal(distribution.Distribution):
     def sample_n(self, n: int) -> variable.Variable:
         """Draws ``loc + scale_tril @ eps`` (reparameterized)."""
         xp = dutils._array_module(self.loc)
-        eps = dutils._draw(xp, "standard_normal", self.loc.dtype, (n,) + self.loc.shape + (1,))
+        # compat: Chainer rounds the noise to float32 whatever the parameters' dtype.
+        eps = dutils._draw(xp, "standard_normal", numpy.float32, (n,) + self.loc.shape + (1,))
+        eps = eps.astype(self.loc.dtype, copy=False)
         scale = F.broadcast_to(self.scale_tril, (n,) + self.scale_tril.shape)
         return self.loc + F.squeeze(F.matmul(scale, eps), axis=-1)
 

@@ -36,12 +36,23 @@ def _sample_indices(xp: Any, p: Any, n: int) -> Any:
     return xp.minimum(indices, p.shape[-1] - 1).astype(numpy.int64)
 
 
+class _ShapeMismatchError(ValueError, IndexError):
+    """Class indices whose shape does not broadcast to the batch shape."""
+
+
 def _select_class(log_p: variable.Variable, x: Any) -> variable.Variable:
     """``log_p[..., x]`` for an index array ``x`` of shape ``sample_shape + batch_shape``."""
     xp = backend.get_array_module(log_p)
     indices = xp.asarray(variable.as_array(x)).astype(numpy.int32)
     batch_shape = log_p.shape[:-1]
-    shape = numpy.broadcast_shapes(indices.shape, batch_shape)
+    try:
+        shape = numpy.broadcast_shapes(indices.shape, batch_shape)
+    except ValueError:
+        # compat: Chainer indexes with x and raises NumPy's IndexError; this is both.
+        raise _ShapeMismatchError(
+            f"shape mismatch: indexing arrays could not be broadcast together with shapes "
+            f"{batch_shape} {indices.shape}: x must broadcast to the batch shape "
+            f"{batch_shape}") from None
     table = F.broadcast_to(log_p, shape + log_p.shape[-1:])
     grid = xp.ix_(*[xp.arange(size) for size in shape]) if shape else ()
     return F.get_item(table, tuple(grid) + (xp.broadcast_to(indices, shape),))

@@ -176,3 +176,12 @@ def test_discrete_samples_carry_no_graph():
     p = chainer.Variable(numpy.array([0.3, 0.7]))
     assert D.Bernoulli(p=p).sample(2).creator is None
     assert D.Categorical(p).sample(2).creator is None
+
+
+def test_categorical_log_prob_of_indices_that_do_not_broadcast_is_chainers_index_error():
+    # Chainer indexes log p with x and gets NumPy's IndexError; ours is that and a ValueError.
+    distribution = D.Categorical(numpy.full((3, 2), 0.5, numpy.float32))
+    with pytest.raises(IndexError, match=r"^shape mismatch: indexing arrays could not be "
+                       r"broadcast together with shapes \(3,\) \(4,\)") as raised:
+        distribution.log_prob(numpy.array([0, 1, 1, 0]))
+    assert isinstance(raised.value, ValueError)

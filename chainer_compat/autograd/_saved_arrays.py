@@ -1,7 +1,8 @@
 """Version checks for arrays kept for backward: fingerprints, explicit versions, preserved copies.
 
-Layer 7: imports configuration, backend, variable and function_node. ``chainer_compat.autograd``
-installs :class:`SavedArrayChecker` as ``function_node._saved_arrays`` when it is imported.
+Layer 7: imports configuration, backend, variable and functions._held_value.
+``chainer_compat.autograd`` installs :class:`SavedArrayChecker` as
+``function_node._saved_arrays`` when it is imported.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.configuration import config as _config
 from chainer_compat.configuration import thread_flags as _thread_flags
-from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._held_value import HeldValue
 from chainer_compat.variable import Parameter, Variable, VariableNode, _new_variable
 
 _ndarray = numpy.ndarray
@@ -200,33 +201,11 @@ class _Preserve:
     lock = threading.Lock()
 
 
-class _SavedValue(FunctionNode):
-    """Stands for a Variable with the value it had when it was saved (allow-mutation mode).
-
-    Its output holds the preserved copy and its gradient flows to the Variable unchanged, so
-    double backprop through a preserved array still reaches the Variable's node.
-    """
-
-    def __init__(self, value: Any) -> None:
-        self._value = value
-
-    @property
-    def label(self) -> str:
-        return "saved value"
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return self._value,
-
-    def backward(self, target_input_indexes: tuple[int, ...],
-                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
-        return grad_outputs[0],
-
-
 def _substitute(node: VariableNode, array: Any) -> Variable:
     """A Variable holding the preserved value in place of the node's (modified) Variable."""
     if not _thread_flags.flags.enable_backprop:
         return _new_variable(array, node._requires_grad)
-    return _SavedValue(array).apply((node.get_variable(),))[0]
+    return HeldValue(array, "saved value").apply((node.get_variable(),))[0]
 
 
 # ------------------------------------------------------------------------------ the checker

@@ -1,9 +1,9 @@
 """``OldStyleCall``: lets a built-in FunctionNode be called like the old-style Function it is in
 Chainer (``F.Accuracy()(y, t)``, ``LSTMGrad()(...)``).
 
-Layer 5: imports the configuration, variable and function_node. ``gradients_without_graph`` and
-``gradients_with_values`` give such a function's backward Chainer's behaviour: see NOTE
-[old-style gradients].
+Layer 5: imports the configuration, variable and functions._held_value.
+``gradients_without_graph`` and ``gradients_with_values`` give such a function's backward
+Chainer's behaviour: see NOTE [old-style gradients].
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chainer_compat.configuration import config
-from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions._held_value import HeldValue
 from chainer_compat.variable import Variable, _new_unlinked_variable
 
 __all__ = ["OldStyleCall", "gradients_with_values", "gradients_without_graph",
@@ -61,25 +61,6 @@ def gradients_without_graph(arrays: Sequence[Any], indexes: Sequence[int]
                  for index in indexes)
 
 
-class _ArrayValues(FunctionNode):
-    """Passes its input's gradient through unchanged, holding ``array`` as its value:
-    a differentiable gradient with the value of Chainer's arithmetic (NOTE [old-style
-    gradients])."""
-
-    def __init__(self, array: Any) -> None:
-        self.array = array
-
-    @property
-    def label(self) -> str:
-        return "OldStyleGradient"
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        return self.array,
-
-    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
-        return grad_outputs
-
-
 def gradients_with_values(graph: Sequence[Variable | None], arrays: Sequence[Any],
                           indexes: Sequence[int]) -> tuple[Variable | None, ...]:
     """The differentiable gradients ``graph`` (one per index in ``indexes``), each holding the
@@ -89,5 +70,5 @@ def gradients_with_values(graph: Sequence[Variable | None], arrays: Sequence[Any
     for index, grad in zip(indexes, graph, strict=True):
         array = arrays[index]
         result.append(grad if grad is None or array is None
-                      else _ArrayValues(array).apply((grad,))[0])
+                      else HeldValue(array, "OldStyleGradient").apply((grad,))[0])
     return tuple(result)

@@ -2,7 +2,8 @@
 ``report`` sends values to the current reporter of this thread, and ``Summary``/``DictSummary``
 keep running means and standard deviations of reported scalars.
 
-Layer 8: imports configuration, backend, variable and ``serializers._base``.
+Layer 8: imports configuration, backend, variable and ``serializers._base`` and
+``_checked``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.configuration import config
+from chainer_compat.serializers import _checked
 from chainer_compat.serializers._base import Serializer
 from chainer_compat.variable import Variable
 
@@ -365,11 +367,15 @@ class DictSummary:
             for index, name in enumerate(names):
                 self._summaries[name].serialize(serializer["_summaries"][str(index)])
             return
-        self._summaries.clear()
+        # NOTE [all-or-nothing loading]: the check pass reads the names and changes nothing.
+        checking = _checked.checks_only(serializer)
+        if not checking:
+            self._summaries.clear()
         try:
-            names = json.loads(serializer("_names", ""))
+            names = _checked.load_json(serializer, "_names")
         except KeyError:
             warnings.warn("The names of statistics are not saved.", stacklevel=2)
             return
         for index, name in enumerate(names):
-            self._summaries[name].serialize(serializer["_summaries"][str(index)])
+            summary = Summary() if checking else self._summaries[name]
+            summary.serialize(serializer["_summaries"][str(index)])

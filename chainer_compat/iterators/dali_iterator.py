@@ -1,7 +1,8 @@
 """``DaliIterator`` (experimental): an iterator over the minibatches of an NVIDIA DALI pipeline,
 with the epoch bookkeeping of the other iterators.
 
-Layer 8: imports ``dataset.iterator`` and ``utils.experimental``; never imports DALI itself.
+Layer 8: imports ``dataset.iterator``, ``serializers._checked`` and ``utils.experimental``;
+never imports DALI itself.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainer_compat.dataset.iterator import Iterator
+from chainer_compat.serializers import _checked
 from chainer_compat.utils.experimental import experimental
 
 __all__ = ["DaliIterator"]
@@ -118,6 +120,8 @@ class DaliIterator(Iterator):
             self._previous_epoch_detail = serializer(
                 "previous_epoch_detail", self._previous_epoch_detail)
         except KeyError:
+            if _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                return
             estimate = (self.epoch
                         + (self.current_position - self.batch_size) / self.epoch_size)
             self._previous_epoch_detail = max(estimate, 0.0) if self.epoch_detail > 0 else -1.0

@@ -1,7 +1,7 @@
 """``MultiprocessIterator``: the minibatches of ``SerialIterator``, with the examples of the
 next ``n_prefetch`` minibatches read by a pool of worker processes.
 
-Layer 8: imports ``dataset.iterator`` and ``iterators.serial_iterator``.
+Layer 8: imports ``dataset.iterator``, ``iterators.serial_iterator`` and ``serializers._checked``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from chainer_compat.iterators.serial_iterator import (
     _EpochBookkeeping,
     _IteratorState,
 )
+from chainer_compat.serializers import _checked
 
 __all__ = ["MultiprocessIterator"]
 
@@ -253,7 +254,9 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         if order is not None:
             # A copy: the deserializer fills it in place, and the old order may be in use.
             order = order.copy()
-        self._reset_state(self._serialize_state(serializer, order))
+        state = self._serialize_state(serializer, order)
+        if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+            self._reset_state(state)
         self._serialize_previous_epoch_detail(serializer)
 
     def __getstate__(self) -> dict[str, Any]:

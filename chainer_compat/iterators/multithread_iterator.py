@@ -1,7 +1,7 @@
 """``MultithreadIterator``: the minibatches of ``SerialIterator``, with the examples of the
 next minibatch read by a pool of worker threads while the current one is in use.
 
-Layer 8: imports ``dataset.iterator`` and ``iterators.serial_iterator``.
+Layer 8: imports ``dataset.iterator``, ``iterators.serial_iterator`` and ``serializers._checked``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from chainer_compat.iterators.serial_iterator import (
     _EpochBookkeeping,
     _IteratorState,
 )
+from chainer_compat.serializers import _checked
 
 
 class MultithreadIterator(_EpochBookkeeping, Iterator):
@@ -118,9 +119,11 @@ class MultithreadIterator(_EpochBookkeeping, Iterator):
         epoch = serializer("epoch", self.epoch)
         is_new_epoch = serializer("is_new_epoch", self.is_new_epoch)
         order = serializer("_order", self._state.order)
+        previous_epoch_detail = serializer("previous_epoch_detail", self._previous_epoch_detail)
+        if _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+            return
         self._state = _IteratorState(current_position, epoch, is_new_epoch, order)
-        self._previous_epoch_detail = serializer(
-            "previous_epoch_detail", self._previous_epoch_detail)
+        self._previous_epoch_detail = previous_epoch_detail
         if self._previous_epoch_detail is None:
             self._previous_epoch_detail = -1.0  # compat: older snapshots stored None
         # compat: dropped on saving too, as in Chainer, so the next minibatch is computed

@@ -1,8 +1,8 @@
 """``SerialIterator``, which reads minibatches in the calling thread, and the epoch bookkeeping
 (``_advance``, ``_EpochBookkeeping``) it shares with the other iterators.
 
-Layer 8: imports ``dataset.iterator``, ``iterators._statemachine`` and
-``iterators.order_samplers``.
+Layer 8: imports ``dataset.iterator``, ``iterators._statemachine``,
+``iterators.order_samplers`` and ``serializers._checked``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy
 from chainer_compat.dataset.iterator import Iterator
 from chainer_compat.iterators._statemachine import IteratorState
 from chainer_compat.iterators.order_samplers import ShuffleOrderSampler
+from chainer_compat.serializers import _checked
 
 OrderSamplerLike = Callable[[numpy.ndarray, int], numpy.ndarray]
 
@@ -155,7 +156,8 @@ class _EpochBookkeeping:
             self._previous_epoch_detail = serializer(
                 "previous_epoch_detail", self._previous_epoch_detail)
         except KeyError:
-            self._previous_epoch_detail = self._guess_previous_epoch_detail()
+            if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                self._previous_epoch_detail = self._guess_previous_epoch_detail()
 
     def _guess_previous_epoch_detail(self) -> float:
         # compat: snapshots older than previous_epoch_detail; one minibatch back, as Chainer

@@ -14,6 +14,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.serializers import _checked
 from chainer_compat.serializers._base import Deserializer, Serializer
 
 __all__ = ["HDF5Deserializer", "HDF5Serializer", "load_hdf5", "save_hdf5"]
@@ -159,7 +160,18 @@ class HDF5Deserializer(Deserializer):
             raise ValueError("Inexistent group is specified")
         if not self.strict and key not in self.group:
             return value
-        dataset = self.group[key]
+        return self._load(value, self.group[key])
+
+    def load(self, obj: Any) -> None:
+        """Restores every value of ``obj``, or none of them if one cannot be loaded.
+
+        A check pass that writes nothing runs first (NOTE [all-or-nothing loading]).
+        """
+        _checked.load_all_or_nothing(
+            obj, self, _HDF5Check(self.group, self.strict, _checked.LoadCheck()))
+
+    @staticmethod
+    def _load(value: Any, dataset: Any) -> Any:
         if dataset.shape is None:  # an empty dataset stands for None
             return None
         if value is None:
@@ -174,6 +186,54 @@ class HDF5Deserializer(Deserializer):
         return type(value)(numpy.asarray(dataset))
 
 
+class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
+    """The check pass of an HDF5Deserializer's load: raises what the real call would raise,
+    writes nothing, and returns each value unchanged (NOTE [all-or-nothing loading])."""
+
+    def __init__(self, group: Any, strict: bool, check: _checked.LoadCheck) -> None:
+        super().__init__(group, strict=strict)
+        self._check = check
+
+    def __getitem__(self, key: str) -> _HDF5Check:
+        return _HDF5Check(super().__getitem__(key).group, self.strict, self._check)
+
+    def __call__(self, key: str, value: Any) -> Any:
+        self.check(lambda: self._try(key, value))
+        return value
+
+    def peek(self, key: str, value: Any = None) -> Any:
+        """What the real pass would return for ``key`` and ``value``, which must not be an
+        array (it would be written to)."""
+        return self.check(lambda: HDF5Deserializer.__call__(self, key, value))
+
+    def loads_none(self, key: str) -> bool:
+        """Whether the real pass would return None for ``key`` and a value of None, without
+        reading the dataset."""
+        def run() -> bool:
+            if self.group is None or (not self.strict and key not in self.group):
+                return HDF5Deserializer.__call__(self, key, None) is None
+            return self.group[key].shape is None
+        return bool(self.check(run))
+
+    def _try(self, key: str, value: Any) -> None:
+        if self.group is None or (not self.strict and key not in self.group):
+            HDF5Deserializer.__call__(self, key, value)  # raises, or returns value untouched
+            return
+        dataset = self.group[key]
+        if value is None or dataset.shape is None:
+            return
+        if backend.is_cupy_array(value):
+            fits = dataset.shape == value.shape and dataset.dtype.kind in "biufc"
+        elif isinstance(value, numpy.ndarray):
+            fits = (dataset.shape == value.shape and value.flags.writeable
+                    and value.flags.c_contiguous)
+        else:
+            fits = False  # a scalar: converting it tells
+        if fits:
+            return
+        self._load(_checked.stand_in(value), dataset)
+
+
 def load_hdf5(filename: str | os.PathLike[str], obj: Any) -> None:
     """Loads ``obj`` (e.g. a Link) in place from an HDF5 file written by :func:`save_hdf5`.
 
@@ -185,6 +245,11 @@ def load_hdf5(filename: str | os.PathLike[str], obj: Any) -> None:
         RuntimeError: If h5py is not installed (also an ImportError).
         ValueError: If a child object's group is missing from the file.
         KeyError: If a value is missing from its group.
+
+    Compat: a value that cannot be loaded (missing, misfit, unconvertible) is raised before
+    any value is written, so a failed load leaves ``obj`` as it was; Chainer leaves it half
+    loaded. For that, ``obj.serialize`` runs twice: once to check, once to load (NOTE
+    [all-or-nothing loading]).
     """
     h5py = _h5py()
     with h5py.File(filename, "r") as file:

@@ -16,6 +16,7 @@ from typing import IO, Any
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.serializers import _checked
 from chainer_compat.serializers._base import Deserializer, Serializer
 
 __all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz"]
@@ -190,7 +191,17 @@ class NpzDeserializer(Deserializer):
             return value
         if _is_ignored(key, self.ignore_names):
             return value
-        dataset = self._read(key)
+        return self._load(key, value, self._read(key))
+
+    def load(self, obj: Any) -> None:
+        """Restores every value of ``obj``, or none of them if one cannot be loaded.
+
+        A check pass that writes nothing runs first (NOTE [all-or-nothing loading]).
+        """
+        _checked.load_all_or_nothing(obj, self, _NpzCheck(
+            self.npz, self.path, self.strict, self.ignore_names, _checked.LoadCheck()))
+
+    def _load(self, key: str, value: Any, dataset: Any) -> Any:
         if _holds_none(dataset):
             return None
         if value is None:
@@ -220,7 +231,95 @@ class NpzDeserializer(Deserializer):
         except ValueError as error:
             raise ValueError(
                 f"array '{key}' in the file must fit the existing array of shape "
-                f"{value.shape}, got {error}") from error
+                f"{value.shape}, got {error}: load it into an object built with the sizes "
+                "it was saved with, or leave it out with ignore_names") from error
+
+
+class _NpzCheck(_checked.CheckPass, NpzDeserializer):
+    """The check pass of an NpzDeserializer's load: raises what the real call would raise,
+    writes nothing, and returns each value unchanged (NOTE [all-or-nothing loading])."""
+
+    def __init__(self, npz: Any, path: str, strict: bool, ignore_names: IgnoreNames,
+                 check: _checked.LoadCheck) -> None:
+        super().__init__(npz, path=path, strict=strict, ignore_names=ignore_names)
+        self._check = check
+
+    def __getitem__(self, key: str) -> _NpzCheck:
+        return _NpzCheck(self.npz, self.path + key.strip("/") + "/", self.strict,
+                         self.ignore_names, self._check)
+
+    def __call__(self, key: str, value: Any) -> Any:
+        self.check(lambda: self._try(key, value))
+        return value
+
+    def peek(self, key: str, value: Any = None) -> Any:
+        """What the real pass would return for ``key`` and ``value``, which must not be an
+        array (it would be written to)."""
+        return self.check(lambda: NpzDeserializer.__call__(self, key, value))
+
+    def loads_none(self, key: str) -> bool:
+        """Whether the real pass would return None for ``key`` and a value of None, read
+        from the array's header where it can be."""
+        def run() -> bool:
+            full = self.path + key.lstrip("/")
+            if (not self.strict and full not in self.npz) or _is_ignored(
+                    full, self.ignore_names):
+                return True
+            return self._header(full) is None and _holds_none(self._read(full))
+        return bool(self.check(run))
+
+    def _try(self, key: str, value: Any) -> None:
+        key = self.path + key.lstrip("/")
+        if not self.strict and key not in self.npz:
+            return
+        if _is_ignored(key, self.ignore_names):
+            return
+        header = self._header(key)
+        if header is not None and (value is None or _fits(value, *header)):
+            return
+        self._load(key, _checked.stand_in(value), self._read(key))
+
+    def _header(self, key: str) -> tuple[tuple[int, ...], numpy.dtype[Any]] | None:
+        """The shape and dtype of ``key``'s array, without reading its data; None when only
+        reading it tells (an object array may hold None)."""
+        npz = self.npz
+        if not isinstance(npz, numpy.lib.npyio.NpzFile):
+            dataset = npz[key]
+            if isinstance(dataset, numpy.ndarray) and dataset.dtype.kind != "O":
+                return dataset.shape, dataset.dtype
+            return None
+        if key not in npz:
+            npz[key]  # raises the KeyError of the real pass
+        archive: Any = npz.zip
+        try:
+            member = archive.getinfo(key)
+        except KeyError:
+            member = archive.getinfo(key + ".npy")
+        with archive.open(member) as stream:
+            try:
+                version = numpy.lib.format.read_magic(stream)
+            except ValueError:
+                return None
+            if version == (1, 0):
+                shape, _, dtype = numpy.lib.format.read_array_header_1_0(stream)
+            elif version == (2, 0):
+                shape, _, dtype = numpy.lib.format.read_array_header_2_0(stream)
+            else:
+                return None
+        return None if dtype.kind == "O" else (shape, dtype)
+
+
+def _fits(value: Any, shape: tuple[int, ...], dtype: numpy.dtype[Any]) -> bool:
+    """Whether an array of ``shape`` and ``dtype`` certainly loads into ``value``."""
+    if isinstance(value, numpy.ndarray):
+        if not (value.flags.writeable and numpy.can_cast(dtype, value.dtype, "same_kind")):
+            return False
+    elif not (backend.is_cupy_array(value) and dtype.kind in "biufc"):
+        return False  # a scalar: converting it tells
+    try:
+        return numpy.broadcast_shapes(shape, value.shape) == value.shape
+    except ValueError:
+        return False
 
 
 def _as_scalar(key: str, value: Any, dataset: Any) -> Any:
@@ -250,6 +349,11 @@ def load_npz(file: FileLike, obj: Any, path: str = "", strict: bool = True,
             for a trainer snapshot); empty for a file written by ``save_npz(file, obj)``.
         strict: Whether a missing value raises KeyError.
         ignore_names: Keys (or predicates on keys) whose values are left as they are.
+
+    Compat: a value that cannot be loaded (missing, misfit, unconvertible) is raised before
+    any value is written, so a failed load leaves ``obj`` as it was; Chainer leaves it half
+    loaded. For that, ``obj.serialize`` runs twice: once to check, once to load (NOTE
+    [all-or-nothing loading]).
     """
     try:
         npz = numpy.load(file, allow_pickle=False)

@@ -14,6 +14,7 @@ from typing import Any
 
 from chainer_compat import reporter as reporter_module
 from chainer_compat import serializer as serializer_module
+from chainer_compat.serializers import _checked
 from chainer_compat.training import extension as extension_module
 from chainer_compat.training import util
 from chainer_compat.utils import argument
@@ -238,6 +239,8 @@ class Trainer:
             serializer("_snapshot_elapsed_time", self.elapsed_time)
         else:
             elapsed = serializer("_snapshot_elapsed_time", 0.0)
+            if _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                return
             # compat: a trainer saved when it had no elapsed time stores None (an object
             # array in npz); Chainer loads it as is, and it counts as no time here.
             if getattr(elapsed, "dtype", None) is not None and elapsed.dtype.kind == "O":

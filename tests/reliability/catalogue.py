@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import io
 import pathlib
 import re
 import sys
@@ -25,6 +26,7 @@ import numpy
 
 import chainer_compat as C
 import chainer_compat.functions as F
+import chainer_compat.links as L
 from chainer_compat import FunctionHook, FunctionNode, Variable, backend
 from chainer_compat.autograd import Function as CtxFunction
 from chainer_compat.function import Function
@@ -803,6 +805,30 @@ def _(s):
       "Hook timer does not exist")
 def _(s):
     Square().delete_hook("timer")
+
+
+section("Saving and loading")
+
+
+@case("load-npz-misfit", "`serializers.load_npz(path, model)` of weights saved from a model "
+      "of other sizes", ValueError, "in the file must fit the existing array of shape (3, 4)",
+      "built with the sizes it was saved with", "ignore_names")
+def _(s):
+    def model(out_size: int) -> C.Chain:
+        chain = C.Chain()
+        with chain.init_scope():
+            chain.first = L.Linear(3, 4)
+            chain.second = L.Linear(4, out_size)
+        return chain
+
+    buffer = io.BytesIO()
+    C.serializers.save_npz(buffer, model(2))
+    buffer.seek(0)
+    target = model(3)
+    # Checked before anything is loaded: "first" keeps its weights (NOTE [all-or-nothing
+    # loading]).
+    s.checkpoint(*target.params())
+    C.serializers.load_npz(buffer, target)
 
 
 def ready() -> list[Case]:

@@ -17,6 +17,7 @@ from chainer_compat.functions.normalization.decorrelated_batch_normalization imp
     fixed_decorrelated_batch_normalization,
 )
 from chainer_compat.serializer import Deserializer
+from chainer_compat.serializers import _checked
 from chainer_compat.utils import argument
 
 __all__ = ["DecorrelatedBatchNormalization", "fix_avg_mean", "fix_avg_projection"]
@@ -180,10 +181,21 @@ class _OldStatisticsDeserializer(Deserializer):
     def __getitem__(self, key: str) -> Any:
         return self.base[key]
 
+    @property
+    def _checks_only(self) -> bool:
+        return _checked.checks_only(self.base)
+
     def __call__(self, key: str, value: Any) -> Any:
         fix = _FIXES.get(key)
         if fix is None:
             return self.base(key, value)
+        if self._checks_only:
+            # NOTE [all-or-nothing loading]: fix and copy as below, into a stand-in.
+            loaded = self.base.peek(key)
+            if loaded is not None and value is not None:
+                self.base.check(lambda: backend.copyto(
+                    _checked.stand_in(value), fix(loaded, self.groups)))
+            return value
         loaded = self.base(key, None)
         if loaded is None:
             # Nothing stored under the key (non-strict loading): keep the current value.

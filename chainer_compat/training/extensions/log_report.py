@@ -1,7 +1,8 @@
 """``LogReport``: averages observations over an interval and keeps them as a log (and a JSON
 file in the trainer's output directory).
 
-Layer 8: imports ``reporter``, ``serializer`` and the ``training`` helpers.
+Layer 8: imports ``reporter``, ``serializer``, ``serializers._checked`` and the ``training``
+helpers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from chainer_compat import reporter as reporter_module
 from chainer_compat import serializer as serializer_module
+from chainer_compat.serializers import _checked
 from chainer_compat.training import extension, util
 from chainer_compat.utils import argument
 
@@ -99,7 +101,9 @@ class LogReport(extension.Extension):
         if isinstance(serializer, serializer_module.Serializer):
             serializer("_log", json.dumps(self._log))
         else:
-            self._log = json.loads(str(serializer("_log", "")))
+            log = _checked.load_json(serializer, "_log")
+            if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                self._log = log
 
     def _init_summary(self) -> None:
         self._summary = reporter_module.DictSummary()

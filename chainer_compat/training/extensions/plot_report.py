@@ -1,7 +1,8 @@
 """``PlotReport``: averages observations over an interval and plots them against the epoch or
 iteration into an image file. matplotlib is imported only when it is needed.
 
-Layer 8: imports ``reporter``, ``serializer`` and the ``training`` helpers.
+Layer 8: imports ``reporter``, ``serializer``, ``serializers._checked`` and the ``training``
+helpers.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy
 
 from chainer_compat import reporter as reporter_module
 from chainer_compat import serializer as serializer_module
+from chainer_compat.serializers import _checked
 from chainer_compat.training import extension, util
 from chainer_compat.utils import argument
 
@@ -135,7 +137,9 @@ class PlotReport(extension.Extension):
         if isinstance(serializer, serializer_module.Serializer):
             serializer(key, json.dumps(self._data))
         else:
-            self._data = json.loads(str(serializer(key, "")))
+            data = _checked.load_json(serializer, key)
+            if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                self._data = data
 
     def _init_summary(self) -> None:
         self._summary = reporter_module.DictSummary()

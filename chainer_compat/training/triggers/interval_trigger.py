@@ -1,12 +1,14 @@
 """``IntervalTrigger``: fires every ``period`` iterations or epochs.
 
-Layer 8: imports only the standard library.
+Layer 8: imports only ``serializers._checked``.
 """
 
 from __future__ import annotations
 
 import warnings
 from typing import Any
+
+from chainer_compat.serializers import _checked
 
 __all__ = ["IntervalTrigger"]
 
@@ -85,6 +87,10 @@ def _serialize_previous(serializer: Any, owner: str, previous_iteration: int,
                         previous_epoch_detail: float) -> tuple[int, float]:
     """Serializes the previous iteration and epoch_detail of a trigger; ``-1`` marks a value a
     loaded snapshot lacked (the trigger then asks the updater)."""
+    # NOTE [all-or-nothing loading]: the check pass must return the values unchanged.
+    checking = _checked.checks_only(serializer)
+    unknown_iteration = previous_iteration if checking else -1
+    unknown_epoch_detail = previous_epoch_detail if checking else -1.0
     try:
         previous_iteration = serializer("previous_iteration", previous_iteration)
     except KeyError:
@@ -92,7 +98,7 @@ def _serialize_previous(serializer: Any, owner: str, previous_iteration: int,
             f"The previous value of iteration is not saved. {owner} guesses it using current "
             "iteration. If this trigger is not called at every iteration, it may not work "
             "correctly.", stacklevel=2)
-        previous_iteration = -1
+        previous_iteration = unknown_iteration
     try:
         previous_epoch_detail = serializer("previous_epoch_detail", previous_epoch_detail)
     except KeyError:
@@ -100,5 +106,5 @@ def _serialize_previous(serializer: Any, owner: str, previous_iteration: int,
             f"The previous value of epoch_detail is not saved. {owner} uses the value of "
             "trainer.updater.previous_epoch_detail. If this trigger is not called at every "
             "iteration, it may not work correctly.", stacklevel=2)
-        previous_epoch_detail = -1.0
+        previous_epoch_detail = unknown_epoch_detail
     return previous_iteration, previous_epoch_detail

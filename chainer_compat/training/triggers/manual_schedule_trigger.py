@@ -1,6 +1,6 @@
 """``ManualScheduleTrigger``: fires at the listed iterations or epochs.
 
-Layer 8: imports ``training.triggers.interval_trigger`` helpers.
+Layer 8: imports ``serializers._checked`` and ``training.triggers.interval_trigger`` helpers.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from chainer_compat.serializers import _checked
 from chainer_compat.training.triggers.interval_trigger import _check_unit, _serialize_previous
 
 __all__ = ["ManualScheduleTrigger"]
@@ -73,5 +74,6 @@ class ManualScheduleTrigger:
             warnings.warn(
                 "The flag of finished is not saved. ManualScheduleTrigger set the flag to "
                 "`False` to force initialization and reset in next `__call__`.", stacklevel=2)
-            self.finished = False
-            self._finished_unknown = True
+            if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                self.finished = False
+                self._finished_unknown = True

@@ -1,12 +1,14 @@
 """``OnceTrigger``: fires at its first call only (and optionally once more after resuming).
 
-Layer 8: imports only the standard library.
+Layer 8: imports only ``serializers._checked``.
 """
 
 from __future__ import annotations
 
 import warnings
 from typing import Any
+
+from chainer_compat.serializers import _checked
 
 __all__ = ["OnceTrigger"]
 
@@ -42,4 +44,5 @@ class OnceTrigger:
             warnings.warn(
                 "The flag is not saved.OnceTrigger guess it is not first when resumed. If this "
                 "trigger is resumed before first called, it may not work correctly.", stacklevel=2)
-            self._flag_first = False
+            if not _checked.checks_only(serializer):  # NOTE [all-or-nothing loading]
+                self._flag_first = False

@@ -1,0 +1,112 @@
+"""All-or-nothing loading: a deserializer's ``load`` first runs a check pass that writes
+nothing, so that a missing key or a misfit array is raised before any value changes.
+
+Layer 8: imports backend.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy
+
+from chainer_compat import backend
+
+_T = TypeVar("_T")
+
+# NOTE [all-or-nothing loading]
+# load_npz and load_hdf5 (any NpzDeserializer's or HDF5Deserializer's load) run the object's
+# serialize twice. The first pass gets a checking deserializer: it reads what it must to
+# know whether the real call would succeed (an array's header, a scalar, an object array),
+# writes nothing, and returns each current value unchanged, so `x = serializer('x', x)`
+# changes nothing. A missing key, an array that does not fit, or a scalar that cannot be
+# converted is raised from that pass, before anything is written; only then does the real
+# pass run. The library's own serialize methods ask `checks_only(serializer)` and skip their
+# assignments and resets in the check pass (and read, with `peek`, what they must parse to
+# go on). An object whose own serialize fails on an unchanged value (say, one that parses
+# the default '' it passes when loading) loads in one pass, as before the check existed;
+# so does a deserializer used by calling `obj.serialize(deserializer)` directly.
+# compat: Chainer loads in one pass, and an error leaves the object half loaded.
+
+
+class LoadCheck:
+    """What one check pass has found: the last error its deserializers raised."""
+
+    def __init__(self) -> None:
+        self.failure: BaseException | None = None
+
+
+def checks_only(serializer: Any) -> bool:
+    """Whether ``serializer`` is the check pass of an all-or-nothing load."""
+    return getattr(serializer, "_checks_only", False)
+
+
+def load_json(serializer: Any, key: str) -> Any:
+    """Loads the JSON text stored under ``key`` (``serializer(key, '')``, parsed).
+
+    In the check pass it parses what the real pass would get, and a parse error is the
+    load's failure; the caller must still skip its assignment there.
+    """
+    if checks_only(serializer):
+        return serializer.check(lambda: json.loads(str(serializer.peek(key, ""))))
+    return json.loads(str(serializer(key, "")))
+
+
+def load_all_or_nothing(obj: Any, deserializer: Any, checker: Any) -> None:
+    """Loads ``obj`` through ``deserializer`` once ``checker`` has found nothing wrong.
+
+    ``checker`` is the check-pass twin of ``deserializer``, with a ``LoadCheck`` as ``_check``.
+    """
+    try:
+        with warnings.catch_warnings():
+            # The real pass gives every warning; the check pass must not give them twice.
+            warnings.simplefilter("ignore")
+            obj.serialize(checker)
+    except Exception as error:
+        if _arose_from(error, checker._check.failure):
+            raise
+        # Else the object's serialize failed on a value the check passed through unchanged:
+        # only the real pass, which hands it the loaded values, can tell.
+    obj.serialize(deserializer)
+
+
+def _arose_from(error: BaseException, failure: BaseException | None) -> bool:
+    seen = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if current is failure:
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def stand_in(value: Any) -> Any:
+    """What the check pass writes into instead of ``value``: an empty array like it.
+
+    A read-only NumPy array stands for itself: writing to it fails before anything is written.
+    """
+    if isinstance(value, numpy.ndarray):
+        return numpy.empty_like(value) if value.flags.writeable else value
+    if backend.is_cupy_array(value):
+        return backend.get_array_module(value).empty_like(value)
+    return value
+
+
+class CheckPass:
+    """Mixed into a deserializer class to make its check-pass twin, which also has
+    ``peek(key)`` and ``loads_none(key)``."""
+
+    _checks_only = True
+    _check: LoadCheck
+
+    def check(self, run: Callable[[], _T]) -> _T:
+        """Runs ``run()``; an error it raises is the load's failure."""
+        try:
+            return run()
+        except Exception as error:
+            self._check.failure = error
+            raise

@@ -400,3 +400,21 @@ def test_the_check_pass_changes_nothing_where_a_load_falls_back(name):
     assert observe(target) != before  # so the check pass had something to leave alone
     if hasattr(target, "finalize"):
         target.finalize()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spoil", ["misfit array", "missing key", "unloadable scalar"])
+def test_a_failed_load_into_a_model_on_the_gpu_changes_nothing(cupy, spoil):
+    source = file_of(npz.serialize(trained_tree(1)), **SPOILED[spoil])
+    target = trained_tree(2)
+    target.to_gpu()
+    weight = target.first.W.array
+    before = state_of(target)
+    with pytest.raises((KeyError, ValueError, TypeError)):
+        serializers.load_npz(source, target)
+    assert_same(before, state_of(target))
+    assert target.first.W.array is weight
+    saved = npz.serialize(trained_tree(1))
+    serializers.load_npz(file_of(saved), target)
+    assert target.first.W.array is weight  # loaded in place, on the device
+    numpy.testing.assert_array_equal(cupy.asnumpy(weight), saved["first/W"])

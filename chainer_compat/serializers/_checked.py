@@ -1,7 +1,7 @@
 """All-or-nothing loading: a deserializer's ``load`` first runs a check pass that writes
 nothing, so that a missing key or a misfit array is raised before any value changes.
 
-Layer 8: imports backend.
+Layer 8: imports backend and ``serializers._base``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import numpy
 
 from chainer_compat import backend
+from chainer_compat.serializers._base import Deserializer
 
 _T = TypeVar("_T")
 
@@ -96,12 +97,25 @@ def stand_in(value: Any) -> Any:
     return value
 
 
-class CheckPass:
-    """Mixed into a deserializer class to make its check-pass twin, which also has
-    ``peek(key)`` and ``loads_none(key)``."""
+class CheckPass(Deserializer):
+    """Mixed into a deserializer class (first) to make its check-pass twin, which defines
+    ``_try(key, value)``: raise what the real call would raise, and write nothing."""
 
     _checks_only = True
     _check: LoadCheck
+
+    def __call__(self, key: str, value: Any) -> Any:
+        self.check(lambda: self._try(key, value))
+        return value
+
+    def _try(self, key: str, value: Any) -> None:
+        raise NotImplementedError
+
+    def peek(self, key: str, value: Any = None) -> Any:
+        """What the real pass would return for ``key`` and ``value``, which must not be an
+        array (it would be written to)."""
+        load = super().__call__  # the deserializer's own call
+        return self.check(lambda: load(key, value))
 
     def check(self, run: Callable[[], _T]) -> _T:
         """Runs ``run()``; an error it raises is the load's failure."""

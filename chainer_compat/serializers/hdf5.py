@@ -197,15 +197,6 @@ class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
     def __getitem__(self, key: str) -> _HDF5Check:
         return _HDF5Check(super().__getitem__(key).group, self.strict, self._check)
 
-    def __call__(self, key: str, value: Any) -> Any:
-        self.check(lambda: self._try(key, value))
-        return value
-
-    def peek(self, key: str, value: Any = None) -> Any:
-        """What the real pass would return for ``key`` and ``value``, which must not be an
-        array (it would be written to)."""
-        return self.check(lambda: HDF5Deserializer.__call__(self, key, value))
-
     def loads_none(self, key: str) -> bool:
         """Whether the real pass would return None for ``key`` and a value of None, without
         reading the dataset."""

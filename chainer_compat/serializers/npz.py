@@ -248,15 +248,6 @@ class _NpzCheck(_checked.CheckPass, NpzDeserializer):
         return _NpzCheck(self.npz, self.path + key.strip("/") + "/", self.strict,
                          self.ignore_names, self._check)
 
-    def __call__(self, key: str, value: Any) -> Any:
-        self.check(lambda: self._try(key, value))
-        return value
-
-    def peek(self, key: str, value: Any = None) -> Any:
-        """What the real pass would return for ``key`` and ``value``, which must not be an
-        array (it would be written to)."""
-        return self.check(lambda: NpzDeserializer.__call__(self, key, value))
-
     def loads_none(self, key: str) -> bool:
         """Whether the real pass would return None for ``key`` and a value of None, read
         from the array's header where it can be."""

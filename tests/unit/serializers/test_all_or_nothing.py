@@ -203,14 +203,14 @@ def run_for(trainer, iterations: int):
 
 
 class _Then:
-    """Loads ``obj``, then a value the file lacks."""
+    """Loads ``obj``, then ``key`` (which the file lacks)."""
 
-    def __init__(self, obj):
-        self.obj = obj
+    def __init__(self, obj, key="missing", value=0):
+        self.obj, self.key, self.value = obj, key, value
 
     def serialize(self, serializer):
         self.obj.serialize(serializer)
-        serializer("missing", 0)
+        serializer(self.key, self.value)
 
 
 @pytest.mark.parametrize("spoil", ["_snapshot_elapsed_time", "extensions/LogReport/_log",
@@ -262,19 +262,9 @@ def test_a_failed_summary_load_keeps_the_summaries():
                       "_summaries/0/_n": numpy.asarray(1)})
     with pytest.raises(KeyError, match="_summaries/1/_x"):
         # Summary catches the KeyError and warns; DictSummary's other entries still must load
-        serializers.NpzDeserializer(numpy.load(source), strict=True).load(_Strict(summary))
+        serializers.NpzDeserializer(numpy.load(source), strict=True).load(
+            _Then(summary, "_summaries/1/_x", 0.0))
     assert summary.compute_mean() == {"loss": 1.0, "accuracy": 0.5}
-
-
-class _Strict:
-    """Loads a DictSummary and then requires a value its summaries lack."""
-
-    def __init__(self, summary):
-        self.summary = summary
-
-    def serialize(self, serializer):
-        self.summary.serialize(serializer)
-        serializer("_summaries/1/_x", 0.0)
 
 
 def test_decorrelated_statistics_of_the_wrong_rank_change_nothing():

@@ -52,8 +52,9 @@ def load_json(serializer: Any, key: str) -> Any:
     load's failure; the caller must still skip its assignment there.
     """
     if checks_only(serializer):
-        return serializer.check(lambda: json.loads(str(serializer.peek(key, ""))))
-    return json.loads(str(serializer(key, "")))
+        return serializer.check(lambda: json.loads(serializer.peek(key, "")))
+    # compat: no str(): a None stored in the file fails with Chainer's TypeError.
+    return json.loads(serializer(key, ""))
 
 
 def load_all_or_nothing(obj: Any, deserializer: Any, checker: Any) -> None:
@@ -99,7 +100,9 @@ def stand_in(value: Any) -> Any:
 
 class CheckPass(Deserializer):
     """Mixed into a deserializer class (first) to make its check-pass twin, which defines
-    ``_try(key, value)``: raise what the real call would raise, and write nothing."""
+    ``_try(key, value)`` (raise what the real call would raise, and write nothing) and
+    ``loaded_dtype(key)`` (the dtype of the array the real call would return for a value of
+    None, or None for None)."""
 
     _checks_only = True
     _check: LoadCheck

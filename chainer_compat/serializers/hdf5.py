@@ -16,6 +16,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.serializers import _checked
 from chainer_compat.serializers._base import Deserializer, Serializer
+from chainer_compat.serializers.npz import _scalar_array
 
 __all__ = ["HDF5Deserializer", "HDF5Serializer", "load_hdf5", "save_hdf5"]
 
@@ -183,7 +184,7 @@ class HDF5Deserializer(Deserializer):
             value.set(numpy.asarray(dataset, dtype=value.dtype))
             return value
         # compat: Chainer converts with the scalar's type, without a check for lost precision.
-        return type(value)(numpy.asarray(dataset))
+        return type(value)(_scalar_array(numpy.asarray(dataset), type(value)))
 
 
 class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
@@ -197,14 +198,16 @@ class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
     def __getitem__(self, key: str) -> _HDF5Check:
         return _HDF5Check(super().__getitem__(key).group, self.strict, self._check)
 
-    def loads_none(self, key: str) -> bool:
-        """Whether the real pass would return None for ``key`` and a value of None, without
-        reading the dataset."""
-        def run() -> bool:
+    def loaded_dtype(self, key: str) -> numpy.dtype[Any] | None:
+        """The dtype of the array the real pass would return for ``key`` and a value of
+        None, or None if it would return None; without reading the dataset."""
+        def run() -> numpy.dtype[Any] | None:
             if self.group is None or (not self.strict and key not in self.group):
-                return HDF5Deserializer.__call__(self, key, None) is None
-            return self.group[key].shape is None
-        return bool(self.check(run))
+                HDF5Deserializer.__call__(self, key, None)  # raises, or returns None
+                return None
+            dataset = self.group[key]
+            return None if dataset.shape is None else dataset.dtype
+        return self.check(run)
 
     def _try(self, key: str, value: Any) -> None:
         if self.group is None or (not self.strict and key not in self.group):
@@ -216,8 +219,10 @@ class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
         if backend.is_cupy_array(value):
             fits = dataset.shape == value.shape and dataset.dtype.kind in "biufc"
         elif isinstance(value, numpy.ndarray):
+            # h5py converts between integers and floats; other kinds are found by reading.
             fits = (dataset.shape == value.shape and value.flags.writeable
-                    and value.flags.c_contiguous)
+                    and value.flags.c_contiguous and dataset.dtype.kind in "biuf"
+                    and value.dtype.kind in "biuf")
         else:
             fits = False  # a scalar: converting it tells
         if fits:

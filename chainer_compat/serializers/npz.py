@@ -248,16 +248,20 @@ class _NpzCheck(_checked.CheckPass, NpzDeserializer):
         return _NpzCheck(self.npz, self.path + key.strip("/") + "/", self.strict,
                          self.ignore_names, self._check)
 
-    def loads_none(self, key: str) -> bool:
-        """Whether the real pass would return None for ``key`` and a value of None, read
-        from the array's header where it can be."""
-        def run() -> bool:
+    def loaded_dtype(self, key: str) -> numpy.dtype[Any] | None:
+        """The dtype of the array the real pass would return for ``key`` and a value of
+        None, or None if it would return None; read from the array's header where it can be."""
+        def run() -> numpy.dtype[Any] | None:
             full = self.path + key.lstrip("/")
             if (not self.strict and full not in self.npz) or _is_ignored(
                     full, self.ignore_names):
-                return True
-            return self._header(full) is None and _holds_none(self._read(full))
-        return bool(self.check(run))
+                return None
+            header = self._header(full)
+            if header is not None:
+                return header[1]
+            dataset = self._read(full)
+            return None if _holds_none(dataset) else numpy.asarray(dataset).dtype
+        return self.check(run)
 
     def _try(self, key: str, value: Any) -> None:
         key = self.path + key.lstrip("/")
@@ -326,7 +330,19 @@ def _as_scalar(key: str, value: Any, dataset: Any) -> Any:
             f"variable of type {value_type}. (value '{key}' must be loadable into "
             f"{value_type.__name__} without loss: save it with that type, or give the "
             "attribute the type stored in the file)")
-    return value_type(loaded)
+    return value_type(_scalar_array(loaded, value_type))
+
+
+def _scalar_array(loaded: numpy.ndarray, value_type: type) -> numpy.ndarray:
+    """``loaded``, as a 0-d array when it has one element and ``value_type`` is a number type.
+
+    compat: NumPy 1, which Chainer ran on, converted a one-element array of any shape to a
+    Python number (with a DeprecationWarning); NumPy 2 only converts 0-d arrays. ``str`` of
+    such an array was, and is, its text with brackets.
+    """
+    if loaded.ndim and loaded.size == 1 and value_type is not str:
+        return loaded.reshape(())
+    return loaded
 
 
 def load_npz(file: FileLike, obj: Any, path: str = "", strict: bool = True,

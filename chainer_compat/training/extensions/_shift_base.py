@@ -1,7 +1,7 @@
 """The state every hyperparameter-shift extension shares: the attribute, the optimizer, the
 call count ``_t`` and the last value set.
 
-Layer 8: imports ``training.extension``.
+Layer 8: imports ``serializers._checked`` and ``training.extension``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy
 
+from chainer_compat.serializers import _checked
 from chainer_compat.training import extension
 
 __all__: list[str] = []
@@ -56,6 +57,12 @@ class _ShiftBase(extension.Extension):
     def serialize(self, serializer: Any) -> None:
         """Saves or loads ``_t`` and ``_last_value``."""
         self._t = serializer("_t", self._t)
+        if _checked.checks_only(serializer) and self._last_value is None:
+            # NOTE [all-or-nothing loading]: the array the real pass gets must be one value.
+            loaded = serializer.peek("_last_value")
+            if isinstance(loaded, numpy.ndarray):
+                serializer.check(loaded.item)
+            return
         self._last_value = serializer("_last_value", self._last_value)
         if isinstance(self._last_value, numpy.ndarray):
             self._last_value = self._last_value.item()

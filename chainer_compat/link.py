@@ -1,7 +1,8 @@
 """``Link``, ``Chain`` and ``ChainList``: the building blocks that own parameters, persistent
 values and child links, and move, copy and serialize them together.
 
-Layer 8: imports backend, device_resident, initializers, function_hook, link_hook, variable.
+Layer 8: imports backend, device_resident, initializers, function_hook, link_hook,
+``serializers._checked`` and variable.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from chainer_compat.link_hook import (
     _ForwardPreprocessCallbackArgs,
     thread_link_hooks,
 )
+from chainer_compat.serializers import _checked
 from chainer_compat.variable import Parameter
 
 if TYPE_CHECKING:
@@ -195,9 +197,12 @@ class Link(DeviceResident):
 
     def __setattr__(self, name: str, value: Any) -> None:
         if isinstance(value, Parameter) and self.within_init_scope:
+            # Set first: a name that cannot be set (a read-only property) registers nothing.
+            super().__setattr__(name, value)
             value.name = name
             self._params.add(name)
             self._persistent.discard(name)
+            return
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -574,12 +579,25 @@ class Link(DeviceResident):
                 :class:`~chainer_compat.serializers.DictionarySerializer`.
         """
         attributes = self.__dict__
+        checking = _checked.checks_only(serializer)
         for name in sorted(self._params):
             param = attributes[name]
             loaded = serializer(name, param.array)
-            if param.array is None and loaded is not None:
+            if checking and param.array is None:
+                # NOTE [all-or-nothing loading]: numbers always convert; other arrays (strings,
+                # objects) are assigned to a stand-in as below. The array initialize makes is
+                # not made here: an initializer that refuses the shape shows in the real pass.
+                dtype = serializer.loaded_dtype(name)
+                if dtype is not None and dtype.kind not in "biufc":
+                    stored = serializer.peek(name)
+                    stand_in = numpy.empty(stored.shape, param.dtype)
+                    serializer.check(lambda stand_in=stand_in, stored=stored: stand_in.__setitem__(
+                        Ellipsis, stored))
+            elif param.array is None and loaded is not None:
                 param.initialize(loaded.shape)
-                backend.copyto(param.array, loaded)
+                array: Any = param.array
+                # compat: assigned as Chainer does, with any cast (a float object array loads).
+                array[...] = backend.get_device_from_array(array).send(loaded)
         for name in sorted(self._persistent):
             attributes[name] = serializer(name, attributes[name])
 

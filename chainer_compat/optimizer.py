@@ -431,7 +431,7 @@ class UpdateRule:
         loaded: dict[str, Any] = {}
         for key in self._state_keys():
             try:
-                value = (None if reader.loads_none(key) else key) if checking else (
+                value = (None if reader.loaded_dtype(key) is None else key) if checking else (
                     reader(key, None))
             except KeyError:
                 if self.enabled:
@@ -488,6 +488,29 @@ def _not_set_up(action: str) -> AttributeError:
     return AttributeError(
         f"optimizer target must be a Link set by setup(link) before {action}, got None. "
         f"Call `setup` method first.")
+
+
+class _LossNotAVariableError(TypeError, AttributeError):
+    """``update(lossfun)`` got something without ``backward`` from ``lossfun``.
+
+    Compat: Chainer fails on ``loss.backward`` with an AttributeError; this is that and a
+    TypeError, raised before the gradients are cleared.
+    """
+
+
+def _check_grads_fit(target: Link) -> None:
+    """Raises before an update if a gradient cannot be applied to its parameter's array (one
+    whose array was replaced after the gradient was computed), so no parameter is updated."""
+    for param in target.params(False):
+        grad_var = param._grad_var
+        if (grad_var is not None and param.update_rule is not None
+                and grad_var._array.shape != param._array.shape):
+            path = next(path for path, other in target.namedparams() if other is param)
+            raise ValueError(
+                f"gradient of parameter {path} must have the shape of its array "
+                f"{param._array.shape}, got {grad_var._array.shape}: the array was replaced "
+                "after the gradient was computed; call cleargrads() (or set the gradient) "
+                "before update()")
 
 
 class Optimizer:
@@ -719,12 +742,19 @@ class GradientMethod(Optimizer):
         self._use_fp32_update = False
 
     def setup(self, link: Link) -> GradientMethod:
-        """Sets the target and gives each of its parameters a new update rule."""
+        """Sets the target and gives each of its parameters a new update rule.
+
+        The rules are made first: if ``create_update_rule`` fails, neither the optimizer nor
+        the link changes.
+        """
+        if not isinstance(link, Link):
+            return super().setup(link)  # which raises TypeError
+        rules = [(param, self.create_update_rule()) for param in link.params()]
         super().setup(link)
-        for param in link.params():
-            param.update_rule = self.create_update_rule()
+        for param, rule in rules:
+            param.update_rule = rule
             if self._use_fp32_update:
-                param.update_rule.use_fp32_update()
+                rule.use_fp32_update()
         return self
 
     def reallocate_cleared_grads(self) -> None:
@@ -757,17 +787,38 @@ class GradientMethod(Optimizer):
 
         Raises:
             AttributeError: If :meth:`setup` was not called.
+            TypeError: If ``lossfun`` returns something else than a Variable (also an
+                AttributeError, what Chainer raises).
+            ValueError: If, without ``lossfun``, a gradient does not have its parameter's
+                shape; nothing is updated then.
         """
         if self.target is None:
             raise _not_set_up("update")
         if lossfun is not None:
             loss = lossfun(*args, **kwds)
+            if not hasattr(loss, "backward"):
+                raise _LossNotAVariableError(
+                    f"lossfun must return the loss as a Variable, got {type(loss).__name__}: "
+                    "return what the chainer.functions that compute it return (for example "
+                    "F.mean_squared_error(y, t)), not its .array or a number")
             if getattr(self, "_use_cleargrads", True):
+                # A backward that fails (say, from a loss of many elements without a grad)
+                # gets the gradients it cleared back: nothing half changed.
+                params = list(self.target.params())
+                before = [param._gradient_state() for param in params]
                 self.target.cleargrads()
+                try:
+                    loss.backward(loss_scale=self._loss_scale)
+                except BaseException:
+                    for param, state in zip(params, before, strict=True):
+                        param._restore_gradient_state(state)
+                    raise
             else:
                 self.target.zerograds()  # deprecated, and warns so, as in Chainer
-            loss.backward(loss_scale=self._loss_scale)
+                loss.backward(loss_scale=self._loss_scale)
             del loss
+        else:
+            _check_grads_fit(self.target)
         self.reallocate_cleared_grads()
         self.check_nan_in_grads()
         self.call_hooks("pre")

@@ -119,8 +119,10 @@ class Reporter:
             prefix: Prepended to each name, e.g. ``'main/'``.
             observers: ``(name, observer)`` pairs, such as ``link.namedlinks()`` yields.
         """
-        for name, observer in observers:
-            self._observer_names[id(observer)] = prefix + name
+        # All pairs first: a malformed one registers none.
+        named = [(prefix + name, observer) for name, observer in observers]
+        for name, observer in named:
+            self._observer_names[id(observer)] = name
 
     def report(self, values: Mapping[str, Any], observer: Any = None) -> None:
         """Writes ``values`` into the observation, prefixed by the observer's name if given.
@@ -324,7 +326,11 @@ class DictSummary:
 
         Raises:
             ValueError: If a weight is not a scalar.
+            TypeError: If a scalar value is not a number (a string, say).
+
+        Every entry is checked before any is added: an error adds none.
         """
+        entries = []
         for key, value in d.items():
             weight = 1
             if isinstance(value, tuple):
@@ -338,7 +344,15 @@ class DictSummary:
             if isinstance(value, Variable):
                 value = value.array
             if _is_scalar(value):
-                self._summaries[key].add(value, weight=weight)
+                if isinstance(value, (str, bytes)) or getattr(
+                        getattr(value, "dtype", None), "kind", "") in ("U", "S"):
+                    # compat: Chainer fails on adding it, a TypeError too.
+                    raise TypeError(
+                        f"value of {key!r} must be a number to be summarized, got "
+                        f"{type(value).__name__} {value!r}: report it elsewhere, or convert it")
+                entries.append((key, value, weight))
+        for key, value, weight in entries:
+            self._summaries[key].add(value, weight=weight)
 
     def compute_mean(self) -> dict[str, Any]:
         """Returns a dict of the mean of each key added so far."""
@@ -376,6 +390,9 @@ class DictSummary:
         except KeyError:
             warnings.warn("The names of statistics are not saved.", stacklevel=2)
             return
+        if checking:
+            # The names key the summaries below: ones that cannot (5, [[1]]) fail here.
+            serializer.check(lambda: dict.fromkeys(names))
         for index, name in enumerate(names):
             summary = Summary() if checking else self._summaries[name]
             summary.serialize(serializer["_summaries"][str(index)])

@@ -221,8 +221,15 @@ class Sequential(ChainList):
         self.insert(len(self._layers), layer)
 
     def extend(self, sequential: Iterable[Any]) -> None:
-        """Appends every layer of ``sequential`` (a Sequential or any iterable of callables)."""
-        for layer in list(sequential):
+        """Appends every layer of ``sequential`` (a Sequential or any iterable of callables).
+
+        Raises:
+            ValueError: If a layer is not callable; then none is appended.
+        """
+        layers = list(sequential)
+        for layer in layers:
+            _require_callable(layer)
+        for layer in layers:
             self.append(layer)
 
     def remove(self, layer: Any) -> None:

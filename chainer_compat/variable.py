@@ -766,6 +766,11 @@ class Variable:
         if src is None:
             return
         if self._array is None:
+            if self.dtype != src.dtype:
+                # The sum below refuses the two dtypes (InvalidType): refuse them before
+                # initializing, so that the error leaves this Parameter as it was.
+                stand_in = backend.get_array_module(src).empty(var.shape, self.dtype)
+                Variable(src) + Variable(stand_in)
             self.initialize(var.shape)
         src = backend.get_device_from_array(self._array).send(src)
         dst = self.grad
@@ -1107,6 +1112,10 @@ def _restore_device(variable: Variable, device: Any) -> None:
     variable.to_device(device)
 
 
+# The instance fields besides _grad_var that cleargrad may change (the class holds defaults).
+_GRADIENT_FIELDS = ("_grad_initializer", "_grad_valid")
+
+
 class Parameter(Variable):
     """A Variable that a Link trains, possibly initialized lazily.
 
@@ -1222,6 +1231,20 @@ class Parameter(Variable):
         self._validate_grad()
         if self._array is None:
             self._grad_initializer = None
+
+    def _gradient_state(self) -> tuple[Any, dict[str, Any]]:
+        """What cleargrad changes, for an optimizer to put back when a backward fails."""
+        fields = self.__dict__
+        return self._grad_var, {key: fields[key] for key in _GRADIENT_FIELDS if key in fields}
+
+    def _restore_gradient_state(self, state: tuple[Any, dict[str, Any]]) -> None:
+        self._grad_var, saved = state
+        fields = self.__dict__
+        for key in _GRADIENT_FIELDS:
+            if key in saved:
+                fields[key] = saved[key]
+            else:
+                fields.pop(key, None)
 
     def zerograd(self) -> None:
         """Fills the gradient with zeros, now or at initialization."""

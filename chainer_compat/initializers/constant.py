@@ -44,8 +44,9 @@ class Identity(Initializer):
                 f"Identity array shape must be a square matrix (n, n), got {tuple(shape)} "
                 "(use Orthogonal or a Constant for other shapes)")
         xp = backend.get_array_module(array)
-        array[...] = 0
-        xp.fill_diagonal(array, self.scale)
+        # compat: Chainer's arithmetic: a negative scale gives -0.0 off the diagonal, NaN
+        # gives NaN everywhere. Computed whole before the write, so a bad scale writes nothing.
+        array[...] = xp.identity(shape[0]) * self.scale
 
 
 class _Constant(Initializer):

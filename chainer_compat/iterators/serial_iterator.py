@@ -2,7 +2,7 @@
 (``_advance``, ``_EpochBookkeeping``) it shares with the other iterators.
 
 Layer 8: imports ``dataset.iterator``, ``iterators._statemachine``,
-``iterators.order_samplers`` and ``serializers._checked``.
+``iterators.order_samplers``, ``serializers._checked`` and ``utils._assertions``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from chainer_compat.dataset.iterator import Iterator
 from chainer_compat.iterators._statemachine import IteratorState
 from chainer_compat.iterators.order_samplers import ShuffleOrderSampler
 from chainer_compat.serializers import _checked
+from chainer_compat.utils._assertions import ZeroDivisionValueError
 
 OrderSamplerLike = Callable[[numpy.ndarray, int], numpy.ndarray]
 
@@ -39,7 +40,9 @@ def _advance(state: _IteratorState, batch_size: int, repeat: bool,
         return state, None
     epoch_size = dataset_length if order is None else len(order)
     if repeat and epoch_size == 0:
-        raise ValueError(
+        # compat: Chainer's SerialIterator divides by the epoch size first (ZeroDivisionError),
+        # its MultithreadIterator says this (ValueError): the error is both.
+        raise ZeroDivisionValueError(
             "Epoch size must be positive for an iterator that repeats, got 0: the dataset "
             "(or the order) is empty")
     pieces = []
@@ -214,12 +217,17 @@ class SerialIterator(_EpochBookkeeping, Iterator):
         Raises:
             StopIteration: After the first epoch when ``repeat`` is False.
         """
-        self._previous_epoch_detail = self.epoch_detail
-        self._state, indices = _advance(self._state, self.batch_size, self._repeat,
-                                        self.order_sampler, len(self.dataset))
+        state, indices = _advance(self._state, self.batch_size, self._repeat,
+                                  self.order_sampler, len(self.dataset))
         if indices is None:
+            self._previous_epoch_detail = self.epoch_detail  # compat: as Chainer, here too
             raise StopIteration
-        return [self.dataset[index] for index in indices]
+        # Read before moving on: a dataset that fails on an example leaves the position as
+        # it was, so the minibatch is not skipped.
+        batch = [self.dataset[index] for index in indices]
+        self._previous_epoch_detail = self.epoch_detail
+        self._state = state
+        return batch
 
     next = __next__
 

@@ -21,12 +21,21 @@ def get_trigger(trigger: Any) -> Any:
 
     Returns:
         The trigger.
+
+    Raises:
+        TypeError: If ``trigger`` is none of these.
     """
     if callable(trigger):
         return trigger
     if trigger is None:
         return _never_fire_trigger
-    return interval_trigger.IntervalTrigger(*trigger)
+    try:
+        period, unit = trigger
+    except (TypeError, ValueError):
+        raise TypeError(
+            "trigger must be a callable, None or a (period, unit) pair such as (1, 'epoch'), "
+            f"got {trigger!r}") from None
+    return interval_trigger.IntervalTrigger(period, unit)
 
 
 def _never_fire_trigger(trainer: Any) -> bool:

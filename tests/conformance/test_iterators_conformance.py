@@ -315,7 +315,8 @@ def test_next_method_is_the_python2_spelling(make_iterator):
 
 def test_empty_dataset_cannot_be_iterated():
     serial = iterators.SerialIterator([], 2, shuffle=False)
-    with pytest.raises(ZeroDivisionError):  # epoch_detail is taken before the minibatch
+    # Chainer takes epoch_detail first and divides by zero; ours says why, and is both.
+    with pytest.raises(ZeroDivisionError, match="Epoch size must be positive"):
         next(serial)
     with iterators.MultithreadIterator([], 2, shuffle=False) as threaded:
         with pytest.raises(ValueError):  # the prefetch comes first

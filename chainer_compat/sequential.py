@@ -350,8 +350,15 @@ class Sequential(ChainList):
 
     def addgrads(self, link: Link) -> None:
         # Children are paired with children: ``link[index]`` is a layer, maybe a function.
+        others = link._children  # type: ignore[attr-defined]
+        if len(others) < len(self._children):
+            # compat: an IndexError, as Chainer's; raised before any gradient is added. A
+            # longer link's extra children are left out, as in Chainer.
+            raise IndexError(
+                f"link must have as many child links as this Sequential ({len(self._children)})"
+                f" to add their gradients, got {len(others)}: pass a link of the same structure")
         Link.addgrads(self, link)
-        for child, other in zip(self._children, link._children, strict=True):  # type: ignore[attr-defined]
+        for child, other in zip(self._children, others):
             child.addgrads(other)
 
     def flatten(self) -> Sequential:

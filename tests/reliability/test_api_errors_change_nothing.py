@@ -225,3 +225,20 @@ def test_exhausted_iterator_still_records_the_previous_epoch_detail_as_chainer_d
     with pytest.raises(StopIteration):
         iterator.next()
     assert iterator.previous_epoch_detail == 1.0
+
+
+def test_an_updater_given_an_optimizer_never_set_up_says_so_before_moving_any_link():
+    model, ready = trained(optimizers.SGD())
+    with pytest.raises(AttributeError, match="optimizer 'second' must be set up"):
+        training.updaters.StandardUpdater(
+            SerialIterator([numpy.zeros(1, "f")], 1), {"main": ready, "second": optimizers.SGD()},
+            device="@numpy")
+
+
+def test_sequential_addgrads_from_a_shorter_sequential_adds_nothing():
+    model, other = mlp(), C.Sequential(L.Linear(3, 4), F.relu)
+    for link in (model, other):
+        for param in link.params():
+            param.grad = numpy.ones_like(param.array)
+    assert_changes_nothing(lambda: model.addgrads(other), model, raises=IndexError,
+                           match="as many child links as this Sequential")

@@ -53,6 +53,13 @@ class StandardUpdater(_updater.Updater):
         self._optimizers: dict[str, Any] = (
             optimizer if isinstance(optimizer, dict) else {"main": optimizer})
         if device is not None:
+            for name, each in self._optimizers.items():
+                if getattr(each, "target", None) is None:
+                    # compat: an AttributeError, as Chainer's on None; raised before any
+                    # optimizer's link has moved.
+                    raise AttributeError(
+                        f"optimizer {name!r} must be set up (optimizer.setup(model)) before "
+                        "it is given to an updater with a device, got one without a target")
             for each in self._optimizers.values():
                 each.target.to_device(device)
         self.converter = converter

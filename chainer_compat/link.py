@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, MutableSequence, Sequence
@@ -590,9 +591,8 @@ class Link(DeviceResident):
                 dtype = serializer.loaded_dtype(name)
                 if dtype is not None and dtype.kind not in "biufc":
                     stored = serializer.peek(name)
-                    stand_in = numpy.empty(stored.shape, param.dtype)
-                    serializer.check(lambda stand_in=stand_in, stored=stored: stand_in.__setitem__(
-                        Ellipsis, stored))
+                    serializer.check(functools.partial(
+                        _assign, numpy.empty(stored.shape, param.dtype), stored))
             elif param.array is None and loaded is not None:
                 param.initialize(loaded.shape)
                 array: Any = param.array
@@ -836,6 +836,10 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
         super().serialize(serializer)
         for index, child in enumerate(self._children):
             child.serialize(serializer[str(index)])
+
+
+def _assign(target: Any, source: Any) -> None:
+    target[...] = source
 
 
 def _require_link(value: Any) -> None:

@@ -431,8 +431,10 @@ class UpdateRule:
         loaded: dict[str, Any] = {}
         for key in self._state_keys():
             try:
-                value = (None if reader.loaded_dtype(key) is None else key) if checking else (
-                    reader(key, None))
+                if checking:
+                    value = None if reader.loaded_dtype(key) is None else key
+                else:
+                    value = reader(key, None)
             except KeyError:
                 if self.enabled:
                     raise
@@ -503,7 +505,8 @@ def _check_grads_fit(target: Link) -> None:
     whose array was replaced after the gradient was computed), so no parameter is updated."""
     for param in target.params(False):
         grad_var = param._grad_var
-        if (grad_var is not None and param.update_rule is not None
+        rule = param.update_rule
+        if (grad_var is not None and rule is not None and rule.enabled
                 and grad_var._array.shape != param._array.shape):
             path = next(path for path, other in target.namedparams() if other is param)
             raise ValueError(

@@ -502,18 +502,29 @@ class _LossNotAVariableError(TypeError, AttributeError):
 
 def _check_grads_fit(target: Link) -> None:
     """Raises before an update if a gradient cannot be applied to its parameter's array (one
-    whose array was replaced after the gradient was computed), so no parameter is updated."""
+    whose array was replaced after the gradient was computed), so no parameter is updated.
+
+    compat: a gradient that broadcasts to the array is applied, as Chainer applies it.
+    """
     for param in target.params(False):
         grad_var = param._grad_var
         rule = param.update_rule
-        if (grad_var is not None and rule is not None and rule.enabled
-                and grad_var._array.shape != param._array.shape):
+        if grad_var is None or rule is None or not rule.enabled:
+            continue
+        shape, grad_shape = param._array.shape, grad_var._array.shape
+        if grad_shape != shape and not _broadcasts(grad_shape, shape):
             path = next(path for path, other in target.namedparams() if other is param)
             raise ValueError(
-                f"gradient of parameter {path} must have the shape of its array "
-                f"{param._array.shape}, got {grad_var._array.shape}: the array was replaced "
-                "after the gradient was computed; call cleargrads() (or set the gradient) "
-                "before update()")
+                f"gradient of parameter {path} must have the shape of its array {shape}, got "
+                f"{grad_shape}: the array was replaced after the gradient was computed; call "
+                "cleargrads() (or set the gradient) before update()")
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return numpy.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 class Optimizer:

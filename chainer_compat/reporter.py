@@ -302,6 +302,11 @@ class Summary:
             warnings.warn("The previous statistics are not saved.", stacklevel=2)
 
 
+def _is_text(value: Any) -> bool:
+    return isinstance(value, (str, bytes)) or getattr(
+        getattr(value, "dtype", None), "kind", "") in ("U", "S")
+
+
 def _is_scalar(value: Any) -> bool:
     return bool(numpy.isscalar(value)) or getattr(value, "ndim", -1) == 0
 
@@ -341,11 +346,15 @@ class DictSummary:
                     raise ValueError(
                         f"weight given to {key!r} must be a scalar or a 0-d array, got "
                         f"{type(weight).__name__} of shape {getattr(weight, 'shape', None)}")
+                if _is_text(weight):
+                    # compat: Chainer fails on adding it, a TypeError too.
+                    raise TypeError(
+                        f"weight given to {key!r} must be a number, got "
+                        f"{type(weight).__name__} {weight!r}")
             if isinstance(value, Variable):
                 value = value.array
             if _is_scalar(value):
-                if isinstance(value, (str, bytes)) or getattr(
-                        getattr(value, "dtype", None), "kind", "") in ("U", "S"):
+                if _is_text(value):
                     # compat: Chainer fails on adding it, a TypeError too.
                     raise TypeError(
                         f"value of {key!r} must be a number to be summarized, got "

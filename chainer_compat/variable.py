@@ -767,10 +767,14 @@ class Variable:
             return
         if self._array is None:
             if self.dtype != src.dtype:
-                # The sum below refuses the two dtypes (InvalidType): refuse them before
-                # initializing, so that the error leaves this Parameter as it was.
-                stand_in = backend.get_array_module(src).empty(var.shape, self.dtype)
-                Variable(src) + Variable(stand_in)
+                # Below, the sum with the initialized gradient (InvalidType) or, for a
+                # Parameter whose gradient was cleared, the gradient's setter (TypeError)
+                # refuses the two dtypes: refuse them as they would before initializing, so
+                # that the error leaves this Parameter as it was.
+                stand_in = Variable(backend.get_array_module(src).empty(var.shape, self.dtype))
+                if getattr(self, "_grad_initializer", None) is None:
+                    _check_grad_type(None, stand_in, False, src)
+                Variable(src) + stand_in
             self.initialize(var.shape)
         src = backend.get_device_from_array(self._array).send(src)
         dst = self.grad

@@ -5,7 +5,6 @@ Layer 8: imports ``reporter``, ``serializers`` and the ``training`` helpers.
 
 from __future__ import annotations
 
-import numbers
 import os
 import sys
 import time
@@ -114,8 +113,8 @@ class Trainer:
             call_before_training: Whether to also call it once before the first update.
 
         Raises:
-            TypeError: If no name can be found, or the priority is not a number, or the
-                trigger is neither a callable, None nor a ``(period, unit)`` pair.
+            TypeError: If no name can be found, or the trigger is neither a callable, None
+                nor a ``(period, unit)`` pair.
             ValueError: If the name is ``'training'``, or the trigger's unit is unknown.
         """
         if kwargs:
@@ -132,7 +131,6 @@ class Trainer:
             trigger = getattr(extension, "trigger", (1, "iteration"))
         if priority is None:
             priority = getattr(extension, "priority", extension_module.PRIORITY_READER)
-        _check_priority(name, priority)
         # Before anything changes: a bad trigger leaves the extension and the trainer as they were.
         trigger = util.get_trigger(trigger)
         unique_name = name
@@ -251,13 +249,6 @@ class Trainer:
             if getattr(elapsed, "dtype", None) is not None and elapsed.dtype.kind == "O":
                 elapsed = elapsed.item()
             self._snapshot_elapsed_time = 0.0 if elapsed is None else float(elapsed)
-
-
-def _check_priority(name: str, priority: Any) -> None:
-    if not isinstance(priority, numbers.Real):
-        raise TypeError(
-            f"priority of extension {name} must be a number (PRIORITY_WRITER, "
-            f"PRIORITY_EDITOR or PRIORITY_READER), got {priority!r}")
 
 
 def _extension_name(extension: Any) -> str:

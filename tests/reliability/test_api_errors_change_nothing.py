@@ -72,6 +72,18 @@ def trained(optimizer):
     return model, optimizer
 
 
+def test_update_with_a_stale_gradient_that_broadcasts_applies_it_as_chainer_does():
+    link = L.Linear(4, 1)
+    opt = optimizers.SGD(lr=0.5)
+    opt.setup(link)
+    link.cleargrads()
+    F.sum(link(numpy.ones((2, 4), "f"))).backward()
+    grad = link.W.grad.copy()  # (1, 4)
+    link.W.array = numpy.zeros((3, 4), "f")
+    opt.update()
+    numpy.testing.assert_array_equal(link.W.array, numpy.broadcast_to(-0.5 * grad, (3, 4)))
+
+
 @pytest.mark.parametrize("optimizer", [optimizers.SGD, optimizers.Adam, optimizers.MomentumSGD])
 def test_update_with_a_gradient_that_does_not_fit_updates_no_parameter(optimizer):
     model, opt = trained(optimizer())
@@ -125,8 +137,6 @@ def test_extend_with_a_bad_trigger_leaves_the_extension_and_trainer_alone(tmp_pa
     with pytest.raises(TypeError, match=r"trigger must be a callable, None or a \(period, "
                                         r"unit\) pair such as \(1, 'epoch'\), got 'epoch'"):
         trainer.extend(extension, trigger="epoch")
-    with pytest.raises(TypeError, match="priority of extension LogReport must be a number"):
-        trainer.extend(extension, priority="high")
     assert observe((trainer._extensions, extension)) == before
 
 
@@ -137,6 +147,8 @@ def test_dict_summary_add_with_a_bad_entry_adds_none():
                            summary, raises=ValueError, match="weight given to 'b'")
     assert_changes_nothing(lambda: summary.add({"a": 2.0, "name": "abc"}), summary,
                            raises=TypeError, match="value of 'name' must be a number")
+    assert_changes_nothing(lambda: summary.add({"a": 2.0, "b": (1.0, "2")}), summary,
+                           raises=TypeError, match="weight given to 'b' must be a number")
     assert summary.compute_mean() == {"a": 1.0}
 
 
@@ -168,6 +180,11 @@ def test_addgrad_of_another_dtype_leaves_an_uninitialized_parameter_uninitialize
     source = C.Variable(numpy.ones(3))
     source.grad = numpy.ones(3)
     with pytest.raises(type_check.InvalidType, match="Expect: lhs.dtype == rhs.dtype"):
+        param.addgrad(source)
+    assert param.array is None
+    # With its gradient cleared, the gradient's setter refuses it, as in Chainer.
+    param.cleargrad()
+    with pytest.raises(TypeError, match="Dtype of data and grad mismatch"):
         param.addgrad(source)
     assert param.array is None
 

@@ -831,6 +831,46 @@ def _(s):
     C.serializers.load_npz(buffer, target)
 
 
+section("Training")
+
+
+def _set_up_sgd(s: Scene) -> tuple[Any, Any]:
+    model = L.Linear(3, 2)
+    optimizer = C.optimizers.SGD()
+    optimizer.setup(model)
+    model.cleargrads()
+    C.functions.sum(model(numpy.ones((1, 3), numpy.float32))).backward()
+    return model, optimizer
+
+
+@case("update-stale-gradient", "`model.l.W.array = bigger` after backward, then "
+      "`optimizer.update()`", ValueError, "must have the shape of its array (4, 3), got (2, 3)",
+      "call cleargrads()")
+def _(s):
+    model, optimizer = _set_up_sgd(s)
+    model.W.array = numpy.zeros((4, 3), numpy.float32)
+    s.checkpoint(*model.params())
+    optimizer.update()
+
+
+@case("update-lossfun-returns-number", "`optimizer.update(lambda: float(loss.array))`: the "
+      "loss as a number", TypeError, "lossfun must return the loss as a Variable, got float",
+      "not its .array or a number")
+def _(s):
+    model, optimizer = _set_up_sgd(s)
+    s.checkpoint(*model.params())
+    optimizer.update(lambda: 1.5)
+
+
+@case("extend-trigger-string", "`trainer.extend(ext, trigger='epoch')`: the unit without the "
+      "period", TypeError, "trigger must be a callable, None or a (period, unit) pair",
+      "(1, 'epoch')")
+def _(s):
+    from chainer_compat.testing import get_trainer_with_mock_updater
+
+    get_trainer_with_mock_updater().extend(lambda trainer: None, name="ext", trigger="epoch")
+
+
 def ready() -> list[Case]:
     return [c for c in CASES if c.pending is None]
 

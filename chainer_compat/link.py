@@ -27,7 +27,7 @@ from chainer_compat.link_hook import (
     thread_link_hooks,
 )
 from chainer_compat.serializers import _checked
-from chainer_compat.variable import Parameter
+from chainer_compat.variable import Parameter, Variable
 
 if TYPE_CHECKING:
     from chainer_compat.sequential import Sequential
@@ -359,6 +359,11 @@ class Link(DeviceResident):
             repeated.append(self.copy(mode))
         return repeated
 
+    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+        """The (child, ``link``'s counterpart) pairs that ``copyparams`` (mode ``'copy'``) or
+        ``addgrads`` (``'add'``) descends into; raises as they do for a missing child."""
+        return []
+
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         """Copies the parameter arrays (not gradients) of ``link`` into this hierarchy.
 
@@ -369,7 +374,13 @@ class Link(DeviceResident):
         Args:
             link: A link with the same structure.
             copy_persistent: Whether persistent values are copied too.
+
+        Raises:
+            KeyError, IndexError: If ``link`` lacks a parameter, persistent value or child.
+            ValueError, TypeError: If an array of ``link`` cannot be copied into this one's.
+            Either is raised before anything is copied (NOTE [copy or add all or nothing]).
         """
+        _check_pairs(self, link, "copy", copy_persistent)
         source = link.__dict__
         target = self.__dict__
         for name in self._params:
@@ -545,7 +556,12 @@ class Link(DeviceResident):
             param.zerograd()
 
     def addgrads(self, link: Link) -> None:
-        """Adds the gradients of ``link`` (same structure) to this hierarchy's, across devices."""
+        """Adds the gradients of ``link`` (same structure) to this hierarchy's, across devices.
+
+        A gradient that cannot be added, or a parameter or child ``link`` lacks, is refused
+        before any gradient is added (NOTE [copy or add all or nothing]).
+        """
+        _check_pairs(self, link, "add")
         source = link.__dict__
         target = self.__dict__
         for name in self._params:
@@ -695,6 +711,10 @@ class Chain(Link):
         for name in sorted(self._children):
             yield attributes[name]
 
+    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+        source = link.__dict__
+        return [(self.__dict__[name], source[name]) for name in self._children]
+
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         super().copyparams(link, copy_persistent)
         source = link.__dict__
@@ -822,6 +842,9 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
     def children(self) -> Iterator[Link]:
         return iter(list(self._children))
 
+    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+        return [(child, link[index]) for index, child in enumerate(self._children)]
+
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         super().copyparams(link, copy_persistent)
         for index, child in enumerate(self._children):
@@ -840,6 +863,73 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
 
 def _assign(target: Any, source: Any) -> None:
     target[...] = source
+
+
+# NOTE [copy or add all or nothing]
+# copyparams and addgrads walk two hierarchies side by side and copy (add) parameter by
+# parameter; a missing child or parameter, or an array that does not fit, stopped Chainer
+# half way. _check_pairs walks the same pairs first (each link's _paired_children says how
+# it pairs its children) and raises what the real walk would raise: for a missing name or
+# child by looking it up the same way, for an array by a cheap test of shapes and dtypes
+# and, only when that fails, by doing the same operation on stand-ins. Each level of a
+# hierarchy checks its whole subtree again when the walk reaches it; copyparams and
+# addgrads are not on a training step's path, and this keeps user subclasses that call
+# super() checked too. compat: Chainer copies (adds) what comes before the error.
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of ``shape`` broadcasts to ``target`` (as an in-place operand)."""
+    try:
+        return numpy.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _check_pairs(target: Link, source: Any, mode: str, copy_persistent: bool = True) -> None:
+    pending: list[tuple[Link, Any]] = [(target, source)]
+    while pending:
+        mine, theirs = pending.pop()
+        if not isinstance(theirs, Link):
+            continue  # the real walk fails on it its own way
+        fields, other = mine.__dict__, theirs.__dict__
+        for name in mine._params:
+            if mode == "copy":
+                _check_copy(fields[name]._array, other[name]._array)
+            else:
+                _check_add(fields[name], other[name])
+        if mode == "copy" and copy_persistent:
+            for name in mine._persistent:
+                value, source_value = fields[name], other[name]
+                if backend.is_array(value) and backend.is_array(source_value):
+                    _check_copy(value, source_value)
+        pending.extend(mine._paired_children(theirs, mode))
+
+
+def _check_copy(dst: Any, src: Any) -> None:
+    """Raises what ``backend.copyto(dst, src)`` would, unless it certainly succeeds."""
+    if dst is None or src is None:
+        return  # copydata initializes the missing one from the other's shape
+    castable = not isinstance(dst, numpy.ndarray) or (
+        dst.flags.writeable and numpy.can_cast(src.dtype, dst.dtype, "same_kind"))
+    if castable and _broadcasts(src.shape, dst.shape):
+        return
+    backend.copyto(backend.get_array_module(dst).empty_like(dst), src)
+
+
+def _check_add(dst: Parameter, src: Any) -> None:
+    """Raises what ``dst.addgrad(src)`` would, unless it certainly succeeds."""
+    gx = src.grad
+    if gx is None or dst._array is None:
+        return  # nothing to add, or addgrad checks before it initializes dst
+    grad = dst._grad_var
+    if grad is None:
+        if gx.dtype == dst._array.dtype and gx.shape == dst._array.shape:
+            return
+    elif gx.dtype == grad._array.dtype and _broadcasts(gx.shape, grad._array.shape):
+        return
+    stand_in = Variable(dst._array.copy())
+    stand_in.grad = None if grad is None else grad._array.copy()
+    stand_in.addgrad(src)
 
 
 def _require_link(value: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, optimizer_hooks
-from chainer_compat.link import Link
+from chainer_compat.link import Link, _broadcasts
 from chainer_compat.serializers import Deserializer, _checked
 from chainer_compat.utils._numpy_scalars import (
     as_numpy1_scalar,
@@ -518,13 +518,6 @@ def _check_grads_fit(target: Link) -> None:
                 f"gradient of parameter {path} must have the shape of its array {shape}, got "
                 f"{grad_shape}: the array was replaced after the gradient was computed; call "
                 "cleargrads() (or set the gradient) before update()")
-
-
-def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    try:
-        return numpy.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
 
 
 class Optimizer:

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Iterable, Iterator
 from typing import Any, SupportsIndex
 
-from chainer_compat.link import ChainList, Link
+from chainer_compat.link import ChainList, Link, _check_pairs
 
 __all__ = ["Sequential"]
 
@@ -344,19 +344,31 @@ class Sequential(ChainList):
             raise ValueError(
                 "Objects other than Sequential object cannot be copied to a Sequential object. "
                 f"Got {type(link).__name__}; copy between Sequentials of the same layers")
+        _check_pairs(self, link, "copy", copy_persistent)  # NOTE [copy or add all or nothing]
         for position, layer in enumerate(self._layers):
             if isinstance(layer, Link):
                 layer.copyparams(link[position], copy_persistent)
 
-    def addgrads(self, link: Link) -> None:
-        # Children are paired with children: ``link[index]`` is a layer, maybe a function.
-        others = link._children  # type: ignore[attr-defined]
+    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+        if mode == "copy":
+            return [(layer, link[position]) for position, layer in enumerate(self._layers)
+                    if isinstance(layer, Link)]
+        self._check_children_to_add(link)
+        return list(zip(self._children, link._children))
+
+    def _check_children_to_add(self, link: Any) -> None:
+        others = link._children
         if len(others) < len(self._children):
             # compat: an IndexError, as Chainer's; raised before any gradient is added. A
             # longer link's extra children are left out, as in Chainer.
             raise IndexError(
                 f"link must have as many child links as this Sequential ({len(self._children)})"
                 f" to add their gradients, got {len(others)}: pass a link of the same structure")
+
+    def addgrads(self, link: Link) -> None:
+        # Children are paired with children: ``link[index]`` is a layer, maybe a function.
+        self._check_children_to_add(link)
+        others = link._children  # type: ignore[attr-defined]
         Link.addgrads(self, link)
         for child, other in zip(self._children, others):
             child.addgrads(other)

@@ -259,3 +259,80 @@ def test_sequential_addgrads_from_a_shorter_sequential_adds_nothing():
             param.grad = numpy.ones_like(param.array)
     assert_changes_nothing(lambda: model.addgrads(other), model, raises=IndexError,
                            match="as many child links as this Sequential")
+
+
+def chain_of(out: int, extra_child: bool = False, running: int = 3,
+             seed: int = 0) -> C.ChainList:
+    """Two links, then a chain whose parts the cases vary: the first two are copied (added)
+    first, whatever order a Chain's children come in."""
+    inner = C.Chain()
+    with inner.init_scope():
+        inner.norm = L.BatchNormalization(running)
+        inner.last = L.Linear(4, out)
+        if extra_child:
+            inner.more = L.Linear(2, 2)
+    chain = C.ChainList(L.Linear(3, 4), L.Linear(4, 4), inner)
+    rng = numpy.random.default_rng(seed)
+    for param in chain.params():
+        param.array[...] = rng.normal(size=param.shape)
+        param.grad = rng.normal(size=param.shape).astype(param.dtype)
+    return chain
+
+
+def chain_list_of(count: int) -> C.ChainList:
+    return C.ChainList(*[L.Linear(2, 2) for _ in range(count)])
+
+
+COPY_MISMATCHES = {
+    # (target, source, exception)
+    "a parameter of another shape": (lambda: chain_of(2), lambda: chain_of(5, seed=1),
+                                     ValueError),
+    "a missing child": (lambda: chain_of(2, extra_child=True), lambda: chain_of(2, seed=1),
+                        KeyError),
+    "a shorter ChainList": (lambda: chain_list_of(3), lambda: chain_list_of(2), IndexError),
+    "a persistent array of another shape": (lambda: chain_of(2, running=4),
+                                            lambda: chain_of(2, running=5, seed=1), ValueError),
+    "a Sequential with another layer": (
+        lambda: C.Sequential(L.Linear(3, 4), F.relu, L.Linear(4, 2)),
+        lambda: C.Sequential(L.Linear(3, 4), F.relu, L.Linear(4, 3)), ValueError),
+}
+
+
+@pytest.mark.parametrize("case", list(COPY_MISMATCHES), ids=list(COPY_MISMATCHES))
+def test_copyparams_from_a_link_that_does_not_fit_copies_nothing(case):
+    make_target, make_source, error = COPY_MISMATCHES[case]
+    target, source = make_target(), make_source()
+    assert_changes_nothing(lambda: target.copyparams(source), target, raises=error)
+
+
+@pytest.mark.parametrize("case", ["a parameter of another shape", "a missing child",
+                                  "a shorter ChainList"])
+def test_addgrads_from_a_link_that_does_not_fit_adds_nothing(case):
+    make_target, make_source, error = COPY_MISMATCHES[case]
+    target, source = make_target(), make_source()
+    for link in (target, source):
+        for param in link.params():
+            param.grad = numpy.ones_like(param.array)
+    assert_changes_nothing(lambda: target.addgrads(source), target,
+                           raises=type_check.InvalidType if error is ValueError else error)
+
+
+def test_addgrads_of_another_dtype_adds_nothing():
+    target, source = chain_of(2), chain_of(2, seed=1)
+    source[2].last.b.array = source[2].last.b.array.astype(numpy.float64)
+    source[2].last.b.grad = numpy.ones(2)
+    assert_changes_nothing(lambda: target.addgrads(source), target,
+                           raises=type_check.InvalidType, match="lhs.dtype == rhs.dtype")
+
+
+def test_copyparams_and_addgrads_that_broadcast_work_as_in_chainer():
+    target, source = L.Linear(3, 4), L.Linear(3, 1)
+    target.copyparams(source)
+    numpy.testing.assert_array_equal(target.W.array, numpy.broadcast_to(source.W.array, (4, 3)))
+    target.W.grad = numpy.ones((4, 3), "f")
+    source.W.grad = numpy.full((1, 3), 2.0, "f")
+    source.b.grad = numpy.full(1, 2.0, "f")
+    target.b.grad = numpy.ones(4, "f")
+    target.addgrads(source)
+    numpy.testing.assert_array_equal(target.W.grad, numpy.full((4, 3), 3.0, "f"))
+    numpy.testing.assert_array_equal(target.b.grad, numpy.full(4, 3.0, "f"))

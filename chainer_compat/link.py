@@ -359,10 +359,11 @@ class Link(DeviceResident):
             repeated.append(self.copy(mode))
         return repeated
 
-    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+    def _paired_children(self, link: Any, mode: str) -> Iterator[tuple[Link, Any]]:
         """The (child, ``link``'s counterpart) pairs that ``copyparams`` (mode ``'copy'``) or
-        ``addgrads`` (``'add'``) descends into; raises as they do for a missing child."""
-        return []
+        ``addgrads`` (``'add'``) descends into, in their order; looking one up raises when
+        and as they do for a missing child."""
+        return iter(())
 
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         """Copies the parameter arrays (not gradients) of ``link`` into this hierarchy.
@@ -711,9 +712,10 @@ class Chain(Link):
         for name in sorted(self._children):
             yield attributes[name]
 
-    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+    def _paired_children(self, link: Any, mode: str) -> Iterator[tuple[Link, Any]]:
         source = link.__dict__
-        return [(self.__dict__[name], source[name]) for name in self._children]
+        for name in self._children:
+            yield self.__dict__[name], source[name]
 
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         super().copyparams(link, copy_persistent)
@@ -842,8 +844,9 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
     def children(self) -> Iterator[Link]:
         return iter(list(self._children))
 
-    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
-        return [(child, link[index]) for index, child in enumerate(self._children)]
+    def _paired_children(self, link: Any, mode: str) -> Iterator[tuple[Link, Any]]:
+        for index, child in enumerate(self._children):
+            yield child, link[index]
 
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
         super().copyparams(link, copy_persistent)
@@ -886,49 +889,75 @@ def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 
 def _check_pairs(target: Link, source: Any, mode: str, copy_persistent: bool = True) -> None:
-    pending: list[tuple[Link, Any]] = [(target, source)]
-    while pending:
-        mine, theirs = pending.pop()
-        if not isinstance(theirs, Link):
-            continue  # the real walk fails on it its own way
-        fields, other = mine.__dict__, theirs.__dict__
-        for name in mine._params:
-            if mode == "copy":
-                _check_copy(fields[name]._array, other[name]._array)
-            else:
-                _check_add(fields[name], other[name])
-        if mode == "copy" and copy_persistent:
-            for name in mine._persistent:
-                value, source_value = fields[name], other[name]
-                if backend.is_array(value) and backend.is_array(source_value):
-                    _check_copy(value, source_value)
-        pending.extend(mine._paired_children(theirs, mode))
+    """Raises the first error ``target.copyparams(source)`` (``addgrads``) would raise, in the
+    same order: a link's parameters, its persistent values, then its children one by one."""
+    # The lookups are the real walk's, so a counterpart of another kind (a function in a
+    # Sequential, say) fails here as it would there.
+    fields, other = target.__dict__, source.__dict__
+    for name in target._params:
+        if mode == "copy":
+            _check_copydata(fields[name], other[name])
+        else:
+            _check_add(fields[name], other[name])
+    if mode == "copy" and copy_persistent:
+        for name in target._persistent:
+            value, source_value = fields[name], other[name]
+            if backend.is_array(value) and backend.is_array(source_value):
+                _check_copy(value, source_value)
+    for child, counterpart in target._paired_children(source, mode):
+        _check_pairs(child, counterpart, mode, copy_persistent)
+
+
+def _check_copydata(dst: Variable, src: Variable) -> None:
+    """Raises what ``dst.copydata(src)`` would, unless it certainly succeeds; an
+    uninitialized side is initialized there with the other's shape, in its own dtype."""
+    dst_array, src_array = dst._array, src._array
+    if dst_array is None and src_array is None:
+        return
+    if dst_array is None:
+        xp = backend.get_array_module(src_array)
+        dst_array = xp.empty(src_array.shape, dst.dtype)
+    elif src_array is None:
+        xp = backend.get_array_module(dst_array)
+        src_array = xp.empty(dst_array.shape, src.dtype)
+    _check_copy(dst_array, src_array)
 
 
 def _check_copy(dst: Any, src: Any) -> None:
     """Raises what ``backend.copyto(dst, src)`` would, unless it certainly succeeds."""
-    if dst is None or src is None:
-        return  # copydata initializes the missing one from the other's shape
-    castable = not isinstance(dst, numpy.ndarray) or (
-        dst.flags.writeable and numpy.can_cast(src.dtype, dst.dtype, "same_kind"))
+    if isinstance(dst, numpy.ndarray):
+        if not dst.flags.writeable:
+            backend.copyto(dst, src)  # fails before it writes anything
+        castable = numpy.can_cast(src.dtype, dst.dtype, "same_kind")
+    else:
+        castable = True
     if castable and _broadcasts(src.shape, dst.shape):
         return
     backend.copyto(backend.get_array_module(dst).empty_like(dst), src)
 
 
-def _check_add(dst: Parameter, src: Any) -> None:
+def _check_add(dst: Variable, src: Variable) -> None:
     """Raises what ``dst.addgrad(src)`` would, unless it certainly succeeds."""
     gx = src.grad
-    if gx is None or dst._array is None:
-        return  # nothing to add, or addgrad checks before it initializes dst
+    if gx is None:
+        return
+    data = dst._array
+    if data is None:
+        if dst.dtype != gx.dtype:
+            dst.addgrad(src)  # refuses the dtype before it initializes anything
+        return
     grad = dst._grad_var
     if grad is None:
-        if gx.dtype == dst._array.dtype and gx.shape == dst._array.shape:
-            return
+        total_shape, total_dtype = gx.shape, gx.dtype
     elif gx.dtype == grad._array.dtype and _broadcasts(gx.shape, grad._array.shape):
+        total_shape, total_dtype = grad._array.shape, gx.dtype
+    else:
+        total_shape, total_dtype = None, None
+    if total_shape == data.shape and total_dtype == data.dtype:
         return
-    stand_in = Variable(dst._array.copy())
-    stand_in.grad = None if grad is None else grad._array.copy()
+    stand_in = Variable(data.copy())
+    # The gradient as it is, even one that no longer fits a replaced array (no setter check).
+    stand_in._grad_var = None if grad is None else Variable(grad._array.copy())
     stand_in.addgrad(src)
 
 

@@ -48,6 +48,13 @@ def _require_callable(layer: Any, where: str = "the argument") -> None:
             f"{type(layer).__name__}")
 
 
+def _require_sequential_to_copy(link: Any) -> None:
+    if not isinstance(link, Sequential):
+        raise ValueError(
+            "Objects other than Sequential object cannot be copied to a Sequential object. "
+            f"Got {type(link).__name__}; copy between Sequentials of the same layers")
+
+
 def _require_sequential(other: Any, operation: str) -> None:
     if not isinstance(other, Sequential):
         # compat: Chainer raises ValueError here rather than returning NotImplemented.
@@ -340,21 +347,21 @@ class Sequential(ChainList):
         Raises:
             ValueError: If ``link`` is not a Sequential.
         """
-        if not isinstance(link, Sequential):
-            raise ValueError(
-                "Objects other than Sequential object cannot be copied to a Sequential object. "
-                f"Got {type(link).__name__}; copy between Sequentials of the same layers")
+        _require_sequential_to_copy(link)
         _check_pairs(self, link, "copy", copy_persistent)  # NOTE [copy or add all or nothing]
         for position, layer in enumerate(self._layers):
             if isinstance(layer, Link):
                 layer.copyparams(link[position], copy_persistent)
 
-    def _paired_children(self, link: Any, mode: str) -> list[tuple[Link, Any]]:
+    def _paired_children(self, link: Any, mode: str) -> Iterator[tuple[Link, Any]]:
         if mode == "copy":
-            return [(layer, link[position]) for position, layer in enumerate(self._layers)
-                    if isinstance(layer, Link)]
+            _require_sequential_to_copy(link)
+            for position, layer in enumerate(self._layers):
+                if isinstance(layer, Link):
+                    yield layer, link[position]
+            return
         self._check_children_to_add(link)
-        return list(zip(self._children, link._children))
+        yield from zip(self._children, link._children)
 
     def _check_children_to_add(self, link: Any) -> None:
         others = link._children

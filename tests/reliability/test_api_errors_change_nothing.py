@@ -336,3 +336,31 @@ def test_copyparams_and_addgrads_that_broadcast_work_as_in_chainer():
     target.addgrads(source)
     numpy.testing.assert_array_equal(target.W.grad, numpy.full((4, 3), 3.0, "f"))
     numpy.testing.assert_array_equal(target.b.grad, numpy.full(4, 3.0, "f"))
+
+
+def test_the_first_mismatch_in_the_walk_is_the_error_raised_as_in_chainer():
+    # The first child's shapes differ, the second child is missing: copyparams meets the
+    # shapes first, so the check must not raise the lookup's IndexError.
+    target = C.ChainList(L.Linear(2, 3), L.Linear(2, 3))
+    source = C.ChainList(L.Linear(2, 4))
+    assert_changes_nothing(lambda: target.copyparams(source), target, raises=ValueError)
+
+
+def test_copyparams_into_a_read_only_array_fails_before_copying_anything():
+    target, source = chain_of(2), chain_of(2, seed=1)
+    target[2].norm.avg_mean = numpy.broadcast_to(numpy.float32(0), (3,))  # read-only
+    assert_changes_nothing(lambda: target.copyparams(source), target, raises=ValueError,
+                           match="read-only")
+
+
+def test_copyparams_from_a_sequential_whose_layer_is_a_function_copies_nothing():
+    target = C.Sequential(L.Linear(3, 4), L.Linear(4, 4), L.Linear(4, 2))
+    source = C.Sequential(L.Linear(3, 4), L.Linear(4, 4), F.relu)
+    assert_changes_nothing(lambda: target.copyparams(source), target, source, raises=KeyError)
+
+
+def test_addgrads_after_an_array_was_replaced_adds_nothing():
+    target, source = chain_of(2), chain_of(2, seed=1)
+    target[2].last.W.array = numpy.zeros((3, 4), "f")  # its gradient keeps the shape (2, 4)
+    assert_changes_nothing(lambda: target.addgrads(source), target, raises=ValueError,
+                           match="Shape of data and grad mismatch")

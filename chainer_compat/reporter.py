@@ -2,8 +2,8 @@
 ``report`` sends values to the current reporter of this thread, and ``Summary``/``DictSummary``
 keep running means and standard deviations of reported scalars.
 
-Layer 8: imports configuration, backend, variable and ``serializers._base`` and
-``_checked``.
+Layer 8: imports configuration, backend, variable, ``serializers._base`` and
+``serializers._checked``.
 """
 
 from __future__ import annotations

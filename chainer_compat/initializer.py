@@ -45,6 +45,12 @@ class Initializer:
             f"{type(self).__name__} must implement __call__(array) to fill the array in place, "
             "got the Initializer base method")
 
+    def _check_shape(self, shape: tuple[int, ...]) -> None:
+        """Raises what filling an array of ``shape`` would raise for its shape, without
+        making one; the initializers whose spread depends on the shape override it. A load's
+        check pass asks it before a lazily initialized parameter is made (NOTE
+        [all-or-nothing loading])."""
+
 
 def get_fans(shape: tuple[int, ...]) -> tuple[int, int]:
     """Returns ``(fan_in, fan_out)`` of a weight of the given shape.

@@ -602,11 +602,17 @@ class Link(DeviceResident):
             param = attributes[name]
             loaded = serializer(name, param.array)
             if checking and param.array is None:
-                # NOTE [all-or-nothing loading]: numbers always convert; other arrays (strings,
-                # objects) are assigned to a stand-in as below. The array initialize makes is
-                # not made here: an initializer that refuses the shape shows in the real pass.
-                dtype = serializer.loaded_dtype(name)
-                if dtype is not None and dtype.kind not in "biufc":
+                # NOTE [all-or-nothing loading]: the initializer is asked about the shape
+                # (the array initialize makes is not made here); numbers always convert, and
+                # other arrays (strings, objects) are assigned to a stand-in as below.
+                header = serializer.loaded_header(name)
+                if header is None:
+                    continue
+                shape, dtype = header
+                check_shape = getattr(param.initializer, "_check_shape", None)
+                if check_shape is not None:
+                    serializer.check(functools.partial(check_shape, shape))
+                if dtype.kind not in "biufc":
                     stored = serializer.peek(name)
                     serializer.check(functools.partial(
                         _assign, numpy.empty(stored.shape, param.dtype), stored))

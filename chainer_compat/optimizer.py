@@ -432,7 +432,7 @@ class UpdateRule:
         for key in self._state_keys():
             try:
                 if checking:
-                    value = None if reader.loaded_dtype(key) is None else key
+                    value = None if reader.loaded_header(key) is None else key
                 else:
                     value = reader(key, None)
             except KeyError:

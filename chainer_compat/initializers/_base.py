@@ -160,8 +160,14 @@ class FanScaled(Scaled):
         super().__init__(scale, dtype, rng=rng)
 
     def _spread(self, array: Any) -> float:
-        fan_in, fan_out = get_fans(array.shape)
+        return self._spread_for(array.shape)
+
+    def _spread_for(self, shape: tuple[int, ...]) -> float:
+        fan_in, fan_out = get_fans(shape)
         return self.scale * math.sqrt(self.gain / self._fan(fan_in, fan_out))
+
+    def _check_shape(self, shape: tuple[int, ...]) -> None:
+        self._spread_for(shape)
 
     def _fan(self, fan_in: int, fan_out: int) -> int:
         """Returns ``fan`` in the spread formula: ``fan_in`` unless a subclass says otherwise."""

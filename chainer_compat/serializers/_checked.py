@@ -101,8 +101,8 @@ def stand_in(value: Any) -> Any:
 class CheckPass(Deserializer):
     """Mixed into a deserializer class (first) to make its check-pass twin, which defines
     ``_try(key, value)`` (raise what the real call would raise, and write nothing) and
-    ``loaded_dtype(key)`` (the dtype of the array the real call would return for a value of
-    None, or None for None)."""
+    ``loaded_header(key)`` (the shape and dtype of the array the real call would return for a
+    value of None, or None for None)."""
 
     _checks_only = True
     _check: LoadCheck

@@ -198,15 +198,15 @@ class _HDF5Check(_checked.CheckPass, HDF5Deserializer):
     def __getitem__(self, key: str) -> _HDF5Check:
         return _HDF5Check(super().__getitem__(key).group, self.strict, self._check)
 
-    def loaded_dtype(self, key: str) -> numpy.dtype[Any] | None:
-        """The dtype of the array the real pass would return for ``key`` and a value of
-        None, or None if it would return None; without reading the dataset."""
-        def run() -> numpy.dtype[Any] | None:
+    def loaded_header(self, key: str) -> tuple[tuple[int, ...], numpy.dtype[Any]] | None:
+        """The shape and dtype of the array the real pass would return for ``key`` and a value
+        of None, or None if it would return None; without reading the dataset."""
+        def run() -> tuple[tuple[int, ...], numpy.dtype[Any]] | None:
             if self.group is None or (not self.strict and key not in self.group):
                 HDF5Deserializer.__call__(self, key, None)  # raises, or returns None
                 return None
             dataset = self.group[key]
-            return None if dataset.shape is None else dataset.dtype
+            return None if dataset.shape is None else (dataset.shape, dataset.dtype)
         return self.check(run)
 
     def _try(self, key: str, value: Any) -> None:

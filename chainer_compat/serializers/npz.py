@@ -248,19 +248,22 @@ class _NpzCheck(_checked.CheckPass, NpzDeserializer):
         return _NpzCheck(self.npz, self.path + key.strip("/") + "/", self.strict,
                          self.ignore_names, self._check)
 
-    def loaded_dtype(self, key: str) -> numpy.dtype[Any] | None:
-        """The dtype of the array the real pass would return for ``key`` and a value of
-        None, or None if it would return None; read from the array's header where it can be."""
-        def run() -> numpy.dtype[Any] | None:
+    def loaded_header(self, key: str) -> tuple[tuple[int, ...], numpy.dtype[Any]] | None:
+        """The shape and dtype of the array the real pass would return for ``key`` and a value
+        of None, or None if it would return None; read from the array's header where it can be."""
+        def run() -> tuple[tuple[int, ...], numpy.dtype[Any]] | None:
             full = self.path + key.lstrip("/")
             if (not self.strict and full not in self.npz) or _is_ignored(
                     full, self.ignore_names):
                 return None
             header = self._header(full)
             if header is not None:
-                return header[1]
+                return header
             dataset = self._read(full)
-            return None if _holds_none(dataset) else numpy.asarray(dataset).dtype
+            if _holds_none(dataset):
+                return None
+            array = numpy.asarray(dataset)
+            return array.shape, array.dtype
         return self.check(run)
 
     def _try(self, key: str, value: Any) -> None:

@@ -488,3 +488,15 @@ def test_text_stored_as_a_one_element_array_is_not_unwrapped():
     with pytest.raises(json.JSONDecodeError):
         serializers.load_npz(file_of({"_log": numpy.asarray(["[]"]),
                                       "_summary/_names": numpy.asarray("[]")}), report)
+
+
+def test_a_shape_a_lazy_parameters_initializer_refuses_changes_nothing():
+    # LeCunNormal (Linear's default) needs two dimensions to compute its fan-in.
+    target = ChainList(L.Linear(2, 2), L.Linear(None, 3))
+    target[0].W.array[...] = 5.0
+    source = file_of({"0/W": numpy.ones((2, 2), "f"), "0/b": numpy.ones(2, "f"),
+                      "1/W": numpy.ones(4, "f"), "1/b": numpy.ones(3, "f")})
+    with pytest.raises(ValueError, match="fan"):
+        serializers.load_npz(source, target)
+    assert (target[0].W.array == 5.0).all()
+    assert target[1].W.array is None

@@ -2,7 +2,7 @@
 values and child links, and move, copy and serialize them together.
 
 Layer 8: imports backend, device_resident, initializers, function_hook, link_hook,
-``serializers._checked`` and variable.
+``serializers._checked``, ``utils._shapes`` and variable.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from chainer_compat.link_hook import (
     thread_link_hooks,
 )
 from chainer_compat.serializers import _checked
+from chainer_compat.utils._shapes import broadcasts_to
 from chainer_compat.variable import Parameter, Variable
 
 if TYPE_CHECKING:
@@ -602,20 +603,7 @@ class Link(DeviceResident):
             param = attributes[name]
             loaded = serializer(name, param.array)
             if checking and param.array is None:
-                # NOTE [all-or-nothing loading]: the initializer is asked about the shape
-                # (the array initialize makes is not made here); numbers always convert, and
-                # other arrays (strings, objects) are assigned to a stand-in as below.
-                header = serializer.loaded_header(name)
-                if header is None:
-                    continue
-                shape, dtype = header
-                check_shape = getattr(param.initializer, "_check_shape", None)
-                if check_shape is not None:
-                    serializer.check(functools.partial(check_shape, shape))
-                if dtype.kind not in "biufc":
-                    stored = serializer.peek(name)
-                    serializer.check(functools.partial(
-                        _assign, numpy.empty(stored.shape, param.dtype), stored))
+                _check_lazy_load(serializer, name, param)
             elif param.array is None and loaded is not None:
                 param.initialize(loaded.shape)
                 array: Any = param.array
@@ -870,6 +858,24 @@ class ChainList(Link, MutableSequence):  # type: ignore[type-arg]
             child.serialize(serializer[str(index)])
 
 
+def _check_lazy_load(serializer: Any, name: str, param: Parameter) -> None:
+    """The check pass's part of loading into an uninitialized parameter (NOTE
+    [all-or-nothing loading]): the initializer is asked about the shape (the array
+    ``initialize`` makes is not made), numbers always convert, and other arrays (strings,
+    objects) are assigned to a stand-in as the load assigns them."""
+    header = serializer.loaded_header(name)
+    if header is None:
+        return
+    shape, dtype = header
+    check_shape = getattr(param.initializer, "_check_shape", None)
+    if check_shape is not None:
+        serializer.check(functools.partial(check_shape, shape))
+    if dtype.kind not in "biufc":
+        stored = serializer.peek(name)
+        serializer.check(functools.partial(
+            _assign, numpy.empty(stored.shape, param.dtype), stored))
+
+
 def _assign(target: Any, source: Any) -> None:
     target[...] = source
 
@@ -884,14 +890,6 @@ def _assign(target: Any, source: Any) -> None:
 # hierarchy checks its whole subtree again when the walk reaches it; copyparams and
 # addgrads are not on a training step's path, and this keeps user subclasses that call
 # super() checked too. compat: Chainer copies (adds) what comes before the error.
-
-
-def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """Whether an array of ``shape`` broadcasts to ``target`` (as an in-place operand)."""
-    try:
-        return numpy.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
 
 
 def _check_pairs(target: Link, source: Any, mode: str, copy_persistent: bool = True) -> None:
@@ -931,15 +929,8 @@ def _check_copydata(dst: Variable, src: Variable) -> None:
 
 def _check_copy(dst: Any, src: Any) -> None:
     """Raises what ``backend.copyto(dst, src)`` would, unless it certainly succeeds."""
-    if isinstance(dst, numpy.ndarray):
-        if not dst.flags.writeable:
-            backend.copyto(dst, src)  # fails before it writes anything
-        castable = numpy.can_cast(src.dtype, dst.dtype, "same_kind")
-    else:
-        castable = True
-    if castable and _broadcasts(src.shape, dst.shape):
-        return
-    backend.copyto(backend.get_array_module(dst).empty_like(dst), src)
+    if not _checked.copy_fits(dst, src.shape, src.dtype):
+        backend.copyto(_checked.stand_in(dst), src)
 
 
 def _check_add(dst: Variable, src: Variable) -> None:
@@ -955,7 +946,7 @@ def _check_add(dst: Variable, src: Variable) -> None:
     grad = dst._grad_var
     if grad is None:
         total_shape, total_dtype = gx.shape, gx.dtype
-    elif gx.dtype == grad._array.dtype and _broadcasts(gx.shape, grad._array.shape):
+    elif gx.dtype == grad._array.dtype and broadcasts_to(gx.shape, grad._array.shape):
         total_shape, total_dtype = grad._array.shape, gx.dtype
     else:
         total_shape, total_dtype = None, None

@@ -1,7 +1,7 @@
 """Optimizer machinery: ``Hyperparameter``, ``UpdateRule``, ``Optimizer`` and ``GradientMethod``,
 plus the hook tables they share and the deprecated hook aliases Chainer keeps here.
 
-Layer 8: imports backend, variable, link, serializers and optimizer_hooks.
+Layer 8: imports backend, variable, link, serializers, optimizer_hooks and utils.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend, optimizer_hooks
-from chainer_compat.link import Link, _broadcasts
+from chainer_compat.link import Link
 from chainer_compat.serializers import Deserializer, _checked
 from chainer_compat.utils._numpy_scalars import (
     as_numpy1_scalar,
@@ -26,6 +26,7 @@ from chainer_compat.utils._numpy_scalars import (
     is_numpy1_scalar,
     weak_scalar,
 )
+from chainer_compat.utils._shapes import broadcasts_to
 from chainer_compat.variable import Parameter, Variable
 
 __all__ = [
@@ -512,7 +513,7 @@ def _check_grads_fit(target: Link) -> None:
         if grad_var is None or rule is None or not rule.enabled:
             continue
         shape, grad_shape = param._array.shape, grad_var._array.shape
-        if grad_shape != shape and not _broadcasts(grad_shape, shape):
+        if grad_shape != shape and not broadcasts_to(grad_shape, shape):
             path = next(path for path, other in target.namedparams() if other is param)
             raise ValueError(
                 f"gradient of parameter {path} must have the shape of its array {shape}, got "

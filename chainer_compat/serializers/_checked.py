@@ -1,7 +1,8 @@
-"""All-or-nothing loading: a deserializer's ``load`` first runs a check pass that writes
-nothing, so that a missing key or a misfit array is raised before any value changes.
+"""All or nothing: a deserializer's ``load`` first runs a check pass that writes nothing, so
+that a missing key or a misfit array is raised before any value changes; and the tests of
+whether a copy into an array can fail, which ``copyparams`` and ``update()`` check with too.
 
-Layer 8: imports backend and ``serializers._base``.
+Layer 8: imports backend, ``serializers._base`` and ``utils._shapes``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy
 
 from chainer_compat import backend
 from chainer_compat.serializers._base import Deserializer
+from chainer_compat.utils._shapes import broadcasts_to
 
 _T = TypeVar("_T")
 
@@ -84,6 +86,17 @@ def _arose_from(error: BaseException, failure: BaseException | None) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
+
+
+def copy_fits(dst: Any, shape: tuple[int, ...], dtype: Any) -> bool:
+    """Whether ``backend.copyto(dst, src)`` certainly succeeds for a source of ``shape`` and
+    ``dtype``: a writable array, a same-kind cast, a shape that broadcasts to ``dst``'s."""
+    if isinstance(dst, numpy.ndarray):
+        if not dst.flags.writeable:
+            return False
+    elif not backend.is_cupy_array(dst):
+        return False
+    return bool(numpy.can_cast(dtype, dst.dtype, "same_kind")) and broadcasts_to(shape, dst.shape)
 
 
 def stand_in(value: Any) -> Any:

@@ -2,7 +2,7 @@
 keyed by paths (``'child/W'``), ``save_npz`` writes it with NumPy, and ``NpzDeserializer`` and
 ``load_npz`` fill an existing hierarchy back from such a file.
 
-Layer 8: imports backend and ``serializers._base``.
+Layer 8: imports backend, ``serializers._base`` and ``_checked``, and ``utils._shapes``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy
 from chainer_compat import backend
 from chainer_compat.serializers import _checked
 from chainer_compat.serializers._base import Deserializer, Serializer
+from chainer_compat.utils._shapes import broadcasts_to
 
 __all__ = ["DictionarySerializer", "NpzDeserializer", "load_npz", "save_npz"]
 
@@ -308,16 +309,12 @@ class _NpzCheck(_checked.CheckPass, NpzDeserializer):
 
 
 def _fits(value: Any, shape: tuple[int, ...], dtype: numpy.dtype[Any]) -> bool:
-    """Whether an array of ``shape`` and ``dtype`` certainly loads into ``value``."""
-    if isinstance(value, numpy.ndarray):
-        if not (value.flags.writeable and numpy.can_cast(dtype, value.dtype, "same_kind")):
-            return False
-    elif not (backend.is_cupy_array(value) and dtype.kind in "biufc"):
-        return False  # a scalar: converting it tells
-    try:
-        return numpy.broadcast_shapes(shape, value.shape) == value.shape
-    except ValueError:
-        return False
+    """Whether an array of ``shape`` and ``dtype`` certainly loads into ``value`` (False for a
+    scalar: converting it tells)."""
+    if backend.is_cupy_array(value):
+        # Cast on the host first (NpzDeserializer._load), so any number goes.
+        return dtype.kind in "biufc" and broadcasts_to(shape, value.shape)
+    return isinstance(value, numpy.ndarray) and _checked.copy_fits(value, shape, dtype)
 
 
 def _as_scalar(key: str, value: Any, dataset: Any) -> Any:

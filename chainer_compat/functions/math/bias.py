@@ -12,6 +12,7 @@ from chainer_compat.configuration import config
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.utils import type_check
+from chainer_compat.utils._shapes import broadcasts_to
 
 
 def _align(x: variable.Variable, y: Any, axis: int, name: str) -> variable.Variable:
@@ -27,7 +28,7 @@ def _align(x: variable.Variable, y: Any, axis: int, name: str) -> variable.Varia
     # axis or a y running past x's last axis yields a shape with too many axes, and fails.
     aligned = (1,) * axis + y_shape + (1,) * (len(x_shape) - axis - len(y_shape))
     # With type checks off, NumPy's broadcast raises ValueError, as in Chainer.
-    if config.type_check and not _broadcasts_to(aligned, x_shape):
+    if config.type_check and not broadcasts_to(aligned, x_shape):
         hint = ("Pass a non-negative axis." if axis < 0 else
                 "Give y the shape x.shape[axis:axis + y.ndim], with 1 on any axis it repeats "
                 "along.")
@@ -39,13 +40,6 @@ def _align(x: variable.Variable, y: Any, axis: int, name: str) -> variable.Varia
             f"y.shape={y_shape} (aligned: {aligned}) and x.shape={x_shape}\n{hint}\n"
             f"Expect: {expect}\nActual: {actual}")
     return broadcast_to(reshape(y, aligned), x_shape)
-
-
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """Whether NumPy broadcasting takes ``shape`` to exactly ``target``."""
-    if len(shape) > len(target):
-        return False
-    return all(size in (1, goal) for size, goal in zip(shape, target[len(target) - len(shape):]))
 
 
 def bias(x: Any, y: Any, axis: int = 1) -> variable.Variable:

@@ -1,8 +1,8 @@
 """``decorrelated_batch_normalization`` (ZCA whitening of channel groups with the batch's
 statistics) and ``fixed_decorrelated_batch_normalization`` (with given statistics).
 
-Layer 5: imports backend, variable, function_node, type_check, utils.argument and
-``functions`` (transpose, reshape, matmul, sum).
+Layer 5: imports backend, variable, function_node, type_check, utils (argument, the
+reduction order, shapes) and ``functions`` (transpose, reshape, matmul, sum).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from chainer_compat.functions.math.matmul import matmul as _matmul
 from chainer_compat.functions.math.sum import sum as _sum
 from chainer_compat.utils import argument, type_check
 from chainer_compat.utils._reduction_order import mean_in_numpy1_order
+from chainer_compat.utils._shapes import broadcasts_to
 
 
 def _to_groups(x: Any, groups: int) -> Any:
@@ -190,21 +191,15 @@ def _check_fixed_statistics(x_shape: tuple[int, ...], mean_shape: tuple[int, ...
         raise numpy.exceptions.AxisError(
             f"mean must be 2-dimensional, of shape (groups, C // groups) = {(groups, size)}, "
             f"got ndim={len(mean_shape)}" + context)
-    if not _broadcasts_to(mean_shape, (groups, size)):
+    if not broadcasts_to(mean_shape, (groups, size)):
         raise ValueError(
             f"mean must have shape (groups, C // groups) = {(groups, size)}, "
             f"got {mean_shape}" + context)
-    if len(projection_shape) not in (2, 3) or not _broadcasts_to(
+    if len(projection_shape) not in (2, 3) or not broadcasts_to(
             projection_shape, (groups, size, size)):
         raise ValueError(
             "projection must have shape (groups, C // groups, C // groups) = "
             f"{(groups, size, size)}, got {projection_shape}" + context)
-
-
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """Whether ``shape`` (at most as long as ``target``) broadcasts to exactly ``target``."""
-    return len(shape) <= len(target) and all(
-        dim in (1, want) for dim, want in zip(shape[::-1], target[::-1]))
 
 
 class FixedDecorrelatedBatchNormalization(FunctionNode):

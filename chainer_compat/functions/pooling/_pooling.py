@@ -362,14 +362,73 @@ def max_of_windows(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> tuple[An
     """The maximum of each window of ``x`` and its position there: max pooling's forward.
 
     Padding never wins (it reads ``-inf``). Returns ``(y, indexes)``, both ``(n, c, *outs)``;
-    an index is the position's place in :func:`position_slices`.
+    an index is the position's place in :func:`position_slices`. See NOTE [window maxima].
     """
+    # NOTE [window maxima]
+    # Each window position is one strided view of the padded input, of the output's shape, so
+    # max pooling is a few elementwise passes per position. Stacking the views and reducing
+    # across them, as Chainer's im2col does, copies the input once more, and argmax then
+    # transposes the stack and scans windows of a few entries one call at a time.
+    # - The maximum accumulates with ``maximum`` in position order, as the reduction across
+    #   the stack does, and has the same value. Which of two zeros of opposite sign (or two
+    #   NaNs) it keeps depends on which of NumPy's loops runs, so a window holding both zeros
+    #   may give the other zero than Chainer's; the indexes, and so the gradients, agree.
+    # - Its position is the first one holding it, argmax's choice: the positions are visited
+    #   last to first, each overwriting the index where it holds the maximum (a NaN maximum is
+    #   held by every NaN, so the first NaN wins).
+    # - Overwriting under a random mask is branchy (``putmask`` and ``where`` mispredict about
+    #   every other entry: ten to thirty times slower), so the masks are applied by arithmetic
+    #   (:func:`_overwrite`, :func:`_select`) instead, on indexes in the narrowest unsigned type.
     xp = backend.get_array_module(x)
     padded = pad_volumes(x, window, outs, -float("inf"))
-    # (n, c, area, *outs): every window position side by side.
-    candidates = xp.stack([padded[where] for _, where in position_slices(window, outs)], axis=2)
-    # max is cheaper than gathering at argmax; both take the first NaN, as Chainer does.
-    return candidates.max(axis=2), candidates.argmax(axis=2)
+    positions = list(position_slices(window, outs))
+    y = padded[positions[0][1]].copy()
+    for _, where in positions[1:]:
+        xp.maximum(y, padded[where], out=y)
+    nan_maxima = xp.isnan(y)
+    # On a GPU, asking whether any maximum is NaN would wait for the device: assume one is.
+    any_nan = xp is not numpy or bool(nan_maxima.any())
+    narrow = numpy.min_scalar_type(len(positions) - 1)
+    indexes = xp.full(y.shape, len(positions) - 1, dtype=narrow)
+    scratch = xp.empty_like(indexes)
+    for index, where in reversed(positions[:-1]):
+        part = padded[where]
+        holds = part == y
+        if any_nan:
+            holds |= nan_maxima & xp.isnan(part)
+        _overwrite(indexes, holds, index, scratch)
+    return y, indexes.astype(numpy.intp)
+
+
+def _overwrite(target: Any, mask: Any, value: int, scratch: Any) -> None:
+    """``target[mask] = value`` for an unsigned integer ``target``, without branching.
+
+    ``target + (value - target) * mask`` wraps around the type's range, exactly (NOTE [window
+    maxima]); ``scratch`` is an array like ``target`` to compute in.
+    """
+    xp = backend.get_array_module(target)
+    xp.subtract(target.dtype.type(value), target, out=scratch)
+    xp.multiply(scratch, mask, out=scratch)
+    xp.add(target, scratch, out=target)
+
+
+def _unsigned_view_type(dtype: Any) -> Any:
+    """The unsigned integer type of ``dtype``'s size, to work on its values' bits."""
+    return numpy.dtype(f"u{numpy.dtype(dtype).itemsize}")
+
+
+def _select(values: Any, mask: Any) -> Any:
+    """``values`` where ``mask`` is set and +0 elsewhere, without branching.
+
+    The bits of each value are kept or cleared by an all-ones or all-zeros word, so infinities
+    and NaNs come through unchanged (a product with the mask would not): NOTE [window maxima].
+    """
+    xp = backend.get_array_module(values)
+    bits = _unsigned_view_type(values.dtype)
+    words = mask.astype(bits)
+    xp.subtract(bits.type(0), words, out=words)  # 1 -> all ones, by wraparound
+    xp.bitwise_and(words, xp.ascontiguousarray(values).view(bits), out=words)
+    return words.view(values.dtype)
 
 
 def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
@@ -383,9 +442,10 @@ def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
     spatial = tuple(shape[2:])
     outs = tuple(values.shape[2:])
     padded = xp.zeros(tuple(shape[:2]) + canvas_size(window, spatial, outs), dtype=values.dtype)
-    zero = values.dtype.type(0)
     for index, where in position_slices(window, outs):
-        padded[where] += xp.where(indexes == index, values, zero)
+        # Adding +0 where the window's maximum is elsewhere leaves every sum as Chainer's
+        # col2im leaves it (it adds its zeros too).
+        padded[where] += _select(values, indexes == index)
     return crop_padding(padded, window, spatial)
 
 
@@ -395,7 +455,10 @@ def gather_at_indexes(x: Any, indexes: Any, window: AnyWindow) -> Any:
     xp = backend.get_array_module(x)
     outs = tuple(indexes.shape[2:])
     padded = pad_volumes(x, window, outs, 0)
-    y = xp.zeros(indexes.shape, dtype=x.dtype)
+    bits = _unsigned_view_type(x.dtype)
+    # At most one position is selected per entry, so or-ing the selected bits picks it (and
+    # leaves +0 where none is).
+    y = xp.zeros(indexes.shape, dtype=bits)
     for index, where in position_slices(window, outs):
-        y = xp.where(indexes == index, padded[where], y)
-    return y
+        xp.bitwise_or(y, _select(padded[where], indexes == index).view(bits), out=y)
+    return y.view(x.dtype)

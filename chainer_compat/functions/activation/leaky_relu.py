@@ -1,23 +1,24 @@
 """``leaky_relu``: ``x`` where ``x > 0``, ``slope * x`` elsewhere.
 
-Layer 5: imports backend, utils and function_node.
+Layer 5: imports utils and function_node.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, utils, variable
+from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import FloatActivation, in_c_order
+from chainer_compat.utils import _select
 
 
 def _leaky(condition: Any, value: Any, slope: float) -> Any:
     """``value`` where ``condition > 0``, ``slope * value`` elsewhere, in ``value``'s dtype."""
-    xp = backend.get_array_module(value)
     scaled = value * value.dtype.type(slope)
     # compat: Chainer puts 0 on the slope side, so the gradient at x == 0 is slope * gy.
-    return in_c_order(utils.force_array(xp.where(condition > 0, value, scaled), value.dtype))
+    return in_c_order(utils.force_array(_select.where(condition > 0, value, scaled),
+                                         value.dtype))
 
 
 class LeakyReLU(FloatActivation):

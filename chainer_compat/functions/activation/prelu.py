@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, utils, variable
+from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.activation._common import (
     extended_shape,
@@ -18,7 +18,7 @@ from chainer_compat.functions.activation._common import (
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.reshape import reshape
 from chainer_compat.functions.math.sum import sum as _sum
-from chainer_compat.utils import type_check
+from chainer_compat.utils import _select, type_check
 from chainer_compat.utils._reduction_order import sum_in_numpy1_order
 
 
@@ -38,9 +38,8 @@ class PReLUFunction(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, w = inputs
-        xp = backend.get_array_module(x)
         slopes = w.reshape(extended_shape(w.shape, x.ndim))
-        return in_c_order(utils.force_array(xp.where(x >= 0, x, x * slopes), x.dtype)),
+        return in_c_order(utils.force_array(_select.where(x >= 0, x, x * slopes), x.dtype)),
 
     def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
         x, w = self.get_retained_inputs()
@@ -66,12 +65,11 @@ class PReLUFunctionGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1, 2))
         x, w, gy = inputs
-        xp = backend.get_array_module(x)
         slopes = w.reshape(self.extended_shape)
         # compat: Chainer's mask, cond >= 0, so a NaN input takes the slope's side as there.
         kept = self.cond >= 0
-        gx = xp.where(kept, gy, gy * slopes)
-        gw = xp.where(kept, x.dtype.type(0), x * gy)
+        gx = _select.where(kept, gy, gy * slopes)
+        gw = _select.select(~kept, x * gy)
         if self.reduce_axes is not None:
             # compat: summed in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
             gw = sum_in_numpy1_order(gw, axis=self.reduce_axes)

@@ -13,7 +13,7 @@ from typing import Any
 from chainer_compat import backend, utils, variable
 from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
-from chainer_compat.utils import argument, type_check
+from chainer_compat.utils import _select, argument, type_check
 
 
 class RReLU(FunctionNode):
@@ -58,7 +58,7 @@ class RReLU(FunctionNode):
             self.r = xp.random.uniform(self.lower, self.upper, x.shape).astype(
                 x.dtype, copy=False)
         self.retain_outputs((0,))
-        return utils.force_array(xp.where(x >= 0, x, x * self.r), x.dtype),
+        return utils.force_array(_select.where(x >= 0, x, x * self.r), x.dtype),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -76,10 +76,9 @@ class _RReLUGrad(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs
-        xp = backend.get_array_module(gy)
         # compat: decided by the output, as in Chainer (a product that underflows to -0.0
         # passes gy unscaled).
-        return utils.force_array(xp.where(self.y >= 0, gy, gy * self.r)),
+        return utils.force_array(_select.where(self.y >= 0, gy, gy * self.r)),
 
     def backward(self, indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:

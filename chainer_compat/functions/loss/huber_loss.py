@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainer_compat import backend, utils, variable
+from chainer_compat import utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.expand_dims import expand_dims
 from chainer_compat.functions.loss._options import check_reduce
 from chainer_compat.functions.math.clip import clip
-from chainer_compat.utils import type_check
+from chainer_compat.utils import _select, type_check
 
 
 class HuberLoss(FunctionNode):
@@ -35,13 +35,12 @@ class HuberLoss(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         x, t = inputs
-        xp = backend.get_array_module(x)
         dtype = x.dtype
         delta = dtype.type(self.delta)
         distance = utils.force_array(abs(x - t), dtype)
         half = dtype.type(0.5)
-        loss = xp.where(distance <= delta, half * distance * distance,
-                        delta * (distance - half * delta))
+        loss = _select.where(distance <= delta, half * distance * distance,
+                             delta * (distance - half * delta))
         if self.reduce == "sum_along_second_axis":
             loss = loss.sum(axis=1)
         return utils.force_array(loss, dtype),

@@ -11,7 +11,7 @@ from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions.array.broadcast import broadcast_to
 from chainer_compat.functions.array.where import where
-from chainer_compat.utils import type_check
+from chainer_compat.utils import _select, type_check
 
 
 class _ElementwisePick(FunctionNode):
@@ -87,9 +87,7 @@ class MaximumGrad(_ElementwisePickGrad):
         return to_first, ~to_first
 
     def _split(self, gy: Any) -> tuple[Any, Any]:
-        xp = backend.get_array_module(gy)
-        zero = gy.dtype.type(0)
-        return xp.where(self.to_first, gy, zero), xp.where(self.to_first, zero, gy)
+        return _select.select(self.to_first, gy), _select.select(~self.to_first, gy)
 
 
 class Maximum(_ElementwisePick):

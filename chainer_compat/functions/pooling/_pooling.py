@@ -17,6 +17,7 @@ from chainer_compat import backend
 from chainer_compat.utils import type_check
 from chainer_compat.utils._assertions import AssertValueError
 from chainer_compat.utils._reduction_order import sum_in_numpy1_order
+from chainer_compat.utils._select import bits_type, select
 from chainer_compat.utils.conv import (
     _chainer_empty_output_sentence,
     _check_sizes,
@@ -378,7 +379,8 @@ def max_of_windows(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> tuple[An
     #   held by every NaN, so the first NaN wins).
     # - Overwriting under a random mask is branchy (``putmask`` and ``where`` mispredict about
     #   every other entry: ten to thirty times slower), so the masks are applied by arithmetic
-    #   (:func:`_overwrite`, :func:`_select`) instead, on indexes in the narrowest unsigned type.
+    #   (:func:`_overwrite`, and ``select`` of NOTE [branch-free selection]) instead, on
+    #   indexes in the narrowest unsigned type.
     xp = backend.get_array_module(x)
     padded = pad_volumes(x, window, outs, -float("inf"))
     positions = list(position_slices(window, outs))
@@ -412,25 +414,6 @@ def _overwrite(target: Any, mask: Any, value: int, scratch: Any) -> None:
     xp.add(target, scratch, out=target)
 
 
-def _unsigned_view_type(dtype: Any) -> Any:
-    """The unsigned integer type of ``dtype``'s size, to work on its values' bits."""
-    return numpy.dtype(f"u{numpy.dtype(dtype).itemsize}")
-
-
-def _select(values: Any, mask: Any) -> Any:
-    """``values`` where ``mask`` is set and +0 elsewhere, without branching.
-
-    The bits of each value are kept or cleared by an all-ones or all-zeros word, so infinities
-    and NaNs come through unchanged (a product with the mask would not): NOTE [window maxima].
-    """
-    xp = backend.get_array_module(values)
-    bits = _unsigned_view_type(values.dtype)
-    words = mask.astype(bits)
-    xp.subtract(bits.type(0), words, out=words)  # 1 -> all ones, by wraparound
-    xp.bitwise_and(words, xp.ascontiguousarray(values).view(bits), out=words)
-    return words.view(values.dtype)
-
-
 def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
                        shape: tuple[int, ...]) -> Any:
     """Adds each entry of ``values`` to the entry of its window at position ``indexes``.
@@ -445,7 +428,7 @@ def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
     for index, where in position_slices(window, outs):
         # Adding +0 where the window's maximum is elsewhere leaves every sum as Chainer's
         # col2im leaves it (it adds its zeros too).
-        padded[where] += _select(values, indexes == index)
+        padded[where] += select(indexes == index, values)
     return crop_padding(padded, window, spatial)
 
 
@@ -455,10 +438,15 @@ def gather_at_indexes(x: Any, indexes: Any, window: AnyWindow) -> Any:
     xp = backend.get_array_module(x)
     outs = tuple(indexes.shape[2:])
     padded = pad_volumes(x, window, outs, 0)
-    bits = _unsigned_view_type(x.dtype)
+    if x.dtype.itemsize > 8:  # a long double: no integer type to hold its bits
+        y = xp.zeros(indexes.shape, dtype=x.dtype)
+        for index, where in position_slices(window, outs):
+            y = xp.where(indexes == index, padded[where], y)
+        return y
+    bits = bits_type(x.dtype)
     # At most one position is selected per entry, so or-ing the selected bits picks it (and
-    # leaves +0 where none is).
+    # leaves +0 where none is), -0 included, which a sum would turn into +0.
     y = xp.zeros(indexes.shape, dtype=bits)
     for index, where in position_slices(window, outs):
-        xp.bitwise_or(y, _select(padded[where], indexes == index).view(bits), out=y)
+        xp.bitwise_or(y, select(indexes == index, padded[where]).view(bits), out=y)
     return y.view(x.dtype)

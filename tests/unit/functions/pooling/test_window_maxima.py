@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 
 import numpy
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import profile_settings
@@ -118,16 +117,6 @@ def _assert_same_bits(actual, expected):
     nan = numpy.isnan(expected)
     numpy.testing.assert_array_equal(numpy.isnan(actual), nan)
     assert actual[~nan].tobytes() == expected[~nan].tobytes()
-
-
-@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64])
-def test_select_keeps_infinities_and_nans_where_the_mask_is_set_and_zeros_elsewhere(dtype):
-    values = POOL.astype(dtype)
-    mask = numpy.array([True, False] * 4)
-    selected = _pooling._select(values, mask)
-    assert selected.dtype == dtype
-    expected = numpy.where(mask, values, dtype(0))
-    assert selected.tobytes() == expected.tobytes()
 
 
 def test_overwrite_wraps_exactly_in_the_narrow_type():

@@ -275,3 +275,18 @@ def test_bytecode_profile_counts_the_same_work_per_node_at_any_size():
     assert _per_node(small, "apply") == _per_node(large, "apply") > 0
     assert _per_node(small, "visit_all") > 0
     assert "chainer_compat/function_node.py:" in small  # the busiest lines name their source
+
+
+MODELS_PY = ROOT / "benchmarks" / "models.py"
+
+
+def test_models_worker_reports_a_loss_that_does_not_depend_on_the_run():
+    """models.py compares the two libraries' losses on the same parameters: each run must give
+    the same loss, and report one time per train step."""
+    command = [sys.executable, str(MODELS_PY), "--worker", "chainer_compat", "mlp"]
+    first, second = (json.loads(subprocess.run(command, check=True, capture_output=True,
+                                               text=True).stdout.splitlines()[-1])["mlp"]
+                     for _ in range(2))
+    assert numpy.isfinite(first["loss"]) and first["loss"] > 0
+    assert first["loss"] == second["loss"]
+    assert len(first["ms"]) == 60 and all(t >= 0 for t in first["ms"])

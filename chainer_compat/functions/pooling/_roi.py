@@ -21,6 +21,7 @@ from chainer_compat.functions._old_style import (
     records_a_graph,
 )
 from chainer_compat.utils import type_check
+from chainer_compat.utils._scatter import add_in_order
 
 # NOTE [ROI tables]
 # For fixed ROIs every ROI function is a sparse linear map from x to y: each output entry is a
@@ -186,62 +187,6 @@ def bilinear_taps(coordinate: Any, limit: int) -> tuple[Any, Any, Any, Any]:
     weight = xp.stack([high - clamped, clamped - low], axis=-1)
     tap_valid = (weight > 0) & (index >= 0) & (index <= limit - 1) & valid[..., None]
     return valid, xp.clip(index, 0, limit - 1), weight, tap_valid
-
-
-def add_in_order(total: Any, index: Any, terms: Any) -> None:
-    """``numpy.add.at(total, index, terms)``: adds row ``terms[e]`` into ``total[index[e]]``
-    for each entry ``e`` in order, each addition in the promoted dtype of ``total`` and
-    ``terms`` and rounded into ``total``.
-
-    A one-axis NumPy ``total`` is given to ``numpy.add.at``, which does just that (and is
-    fastest without a cast). Otherwise the entries are grouped by index (a stable sort) and
-    added in passes: pass ``k`` adds the ``k``-th entry of every index that has one (the
-    indices of a pass are distinct, so a fancy assignment does it), which keeps each index's
-    order. The passes are as many as the most entries one index has. (``numpy.add.at`` on a
-    two-axis ``total`` is several times slower than the passes.)
-    """
-    xp = backend.get_array_module(total)
-    entries = int(index.size)
-    if entries == 0:
-        return
-    if xp is numpy and total.ndim == 1:
-        numpy.add.at(total, index, terms)
-        return
-    order = _stable_order(index, total.shape[0])
-    grouped = index[order]
-    starts = xp.nonzero(xp.concatenate([xp.ones(1, dtype=bool),
-                                        grouped[1:] != grouped[:-1]]))[0]
-    sizes = xp.diff(xp.concatenate([starts, xp.full(1, entries, dtype=starts.dtype)]))
-    # Largest groups first, so that the groups still adding at pass k are a prefix.
-    by_size = _stable_order(sizes.max() - sizes, int(sizes.max()) + 1)
-    starts = starts[by_size]
-    # active[k]: how many groups have more than k entries (read to the host once).
-    active = (starts.size - xp.cumsum(xp.bincount(sizes))).tolist()
-    for rank, count in enumerate(active[:-1]):
-        chosen = order[starts[:count] + rank]
-        destination = index[chosen]
-        total[destination] = total[destination] + terms[chosen]
-
-
-def _stable_order(keys: Any, limit: int) -> Any:
-    """The permutation that sorts non-negative integer ``keys`` (all below ``limit``)
-    stably."""
-    xp = backend.get_array_module(keys)
-    size = int(keys.size)
-    if size < 2 or bool((keys[1:] >= keys[:-1]).all()):
-        return xp.arange(size)
-    if xp is not numpy:
-        # Distinct keys, so any sort is stable.
-        return xp.argsort(keys * size + xp.arange(size))
-    # Least significant 16 bits first: NumPy sorts 16-bit keys stably by radix, in linear
-    # time.
-    order = numpy.arange(size)
-    shift = 0
-    while shift == 0 or (limit - 1) >> shift:
-        digit = ((keys[order] >> shift) & 0xFFFF).astype(numpy.uint16)
-        order = order[numpy.argsort(digit, kind="stable")]
-        shift += 16
-    return order
 
 
 class SampleTable:

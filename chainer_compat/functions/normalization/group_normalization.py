@@ -84,6 +84,7 @@ class GroupNormalization(FunctionNode):
             squared = centered * centered
         # compat: means in NumPy 1's order past 8,192 entries (NOTE [NumPy 1 sum order]).
         var = mean_in_numpy1_order(squared, axis=1, keepdims=True)
+        del squared  # four temporaries of x's size at once cost page faults on every call
         var += self.eps
         # Kept for backward as columns, one entry per group of each sample, as Chainer keeps
         # them (its gradient nodes treat them as constants and differentiate analytically).
@@ -94,9 +95,16 @@ class GroupNormalization(FunctionNode):
             y = float16_steps(normalized.reshape(batch_size, channels, -1),
                               (numpy.multiply, gamma[:, None]), (numpy.add, beta[:, None]))
             return y.reshape(x.shape),
-        normalized = (centered * self.inv_std).reshape(batch_size, channels, -1)
-        y = (normalized * gamma.astype(dtype, copy=False)[:, None]
-             + beta.astype(dtype, copy=False)[:, None])
+        # The same operations as Chainer's, in place where the dtype allows: fewer arrays of
+        # x's size alive at once.
+        if numpy.result_type(centered, self.inv_std) == centered.dtype:
+            centered *= self.inv_std
+            normalized = centered.reshape(batch_size, channels, -1)
+        else:
+            normalized = (centered * self.inv_std).reshape(batch_size, channels, -1)
+        del centered
+        y = normalized * gamma.astype(dtype, copy=False)[:, None]
+        y += beta.astype(dtype, copy=False)[:, None]
         return y.reshape(x.shape).astype(x.dtype, copy=False),
 
     def backward(self, indexes: tuple[int, ...],

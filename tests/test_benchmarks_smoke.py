@@ -290,3 +290,26 @@ def test_models_worker_reports_a_loss_that_does_not_depend_on_the_run():
     assert numpy.isfinite(first["loss"]) and first["loss"] > 0
     assert first["loss"] == second["loss"]
     assert len(first["ms"]) == 60 and all(t >= 0 for t in first["ms"])
+
+
+FUNCTION_CASES_PY = ROOT / "benchmarks" / "function_cases.py"
+
+
+def _function_cases(*arguments):
+    command = [sys.executable, str(FUNCTION_CASES_PY), "chainer_compat", *arguments]
+    return json.loads(subprocess.run(command, check=True, capture_output=True,
+                                     text=True).stdout)
+
+
+def test_function_cases_time_the_named_cases():
+    figures = _function_cases("--only", "relu,linear,max_pooling_2d_2x2", "--reps", "2")
+    assert sorted(figures) == ["linear", "max_pooling_2d_2x2", "relu"]
+    for case in figures.values():
+        assert 0 < case["min"] <= case["med"]
+
+
+@pytest.mark.slow
+def test_every_function_case_runs_in_chainer_compat():
+    figures = _function_cases("--reps", "1")
+    assert len(figures) > 250
+    assert {name: case["error"] for name, case in figures.items() if "error" in case} == {}

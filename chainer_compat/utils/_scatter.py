@@ -30,7 +30,11 @@ from chainer_compat.utils._shapes import broadcasts_to
 #   a row of 256 float32, where a pass costs its fixed overhead however few rows it adds.
 #   (``add.accumulate`` along the first axis, the other sequential form, took ten times as
 #   long; a reduction along it is faster still, but its order is NumPy's choice.)
-# Anything else (boolean masks, several index arrays, other dtypes) goes to add.at itself.
+# Anything else goes to add.at itself: boolean masks, several index arrays, values of another
+# dtype or sharing memory with the table (add.at reads them as they were before it began),
+# and read-only tables or ones whose entries overlap (a zero stride). One difference remains:
+# under ``numpy.errstate(...="raise")`` a floating-point error stops the passes part way,
+# where add.at finishes every addition before it raises (and names "at", not "add").
 _FEW_ROWS = 64
 
 
@@ -110,7 +114,9 @@ def _stable_order(keys: Any, limit: int) -> Any:
 def add_at_numpy(target: numpy.ndarray[Any, Any], indices: Any, values: Any) -> None:
     """``numpy.add.at(target, indices, values)``, the same sums, faster for basic indexing and
     for integer rows of a table (NOTE [scatter-adds in order])."""
-    if type(values) is numpy.ndarray and values.dtype == target.dtype:
+    if (type(values) is numpy.ndarray and values.dtype == target.dtype
+            and target.flags.writeable and 0 not in target.strides
+            and not numpy.may_share_memory(values, target)):
         view = _basic_view(target, indices)
         if view is not None and broadcasts_to(values.shape, view.shape):
             numpy.add(view, values, out=view)

@@ -44,15 +44,17 @@ def _words(mask: Any, bits: numpy.dtype[Any]) -> Any:
 
 
 def select(mask: Any, values: Any) -> Any:
-    """``xp.where(mask, values, 0)`` in ``values``' dtype, a new C-ordered array, without
+    """``xp.where(mask, values, 0)`` in ``values``' dtype, the same bits and layout, without
     branching where that is faster (NOTE [branch-free selection]): a NumPy ``values`` of at
-    least four thousand floats and a boolean ``mask`` of its shape.
+    least four thousand floats and a C-ordered boolean ``mask`` of its shape (``where``'s
+    result then is C-ordered too; for another mask it follows the operands' layouts, which
+    later sums in memory order would feel).
 
     Unlike ``values * mask``, infinities and NaNs where the mask is clear give +0, not NaN.
     """
     if (type(values) is numpy.ndarray and values.size >= _MIN_SIZE and _has_bits(values.dtype)
             and type(mask) is numpy.ndarray and mask.dtype == numpy.bool_
-            and mask.shape == values.shape):
+            and mask.shape == values.shape and mask.flags.c_contiguous):
         bits = bits_type(values.dtype)
         words = _words(mask, bits)
         numpy.bitwise_and(words, numpy.ascontiguousarray(values).view(bits), out=words)

@@ -97,7 +97,7 @@ class GroupNormalization(FunctionNode):
             return y.reshape(x.shape),
         # The same operations as Chainer's, in place where the dtype allows: fewer arrays of
         # x's size alive at once.
-        if numpy.result_type(centered, self.inv_std) == centered.dtype:
+        if numpy.result_type(centered.dtype, self.inv_std.dtype) == centered.dtype:
             centered *= self.inv_std
             normalized = centered.reshape(batch_size, channels, -1)
         else:

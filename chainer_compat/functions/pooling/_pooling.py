@@ -14,10 +14,9 @@ from typing import Any
 import numpy
 
 from chainer_compat import backend
-from chainer_compat.utils import type_check
+from chainer_compat.utils import _select, type_check
 from chainer_compat.utils._assertions import AssertValueError
 from chainer_compat.utils._reduction_order import sum_in_numpy1_order
-from chainer_compat.utils._select import bits_type, select
 from chainer_compat.utils.conv import (
     _chainer_empty_output_sentence,
     _check_sizes,
@@ -428,7 +427,7 @@ def scatter_at_indexes(values: Any, indexes: Any, window: AnyWindow,
     for index, where in position_slices(window, outs):
         # Adding +0 where the window's maximum is elsewhere leaves every sum as Chainer's
         # col2im leaves it (it adds its zeros too).
-        padded[where] += select(indexes == index, values)
+        padded[where] += _select.select(indexes == index, values)
     return crop_padding(padded, window, spatial)
 
 
@@ -438,15 +437,15 @@ def gather_at_indexes(x: Any, indexes: Any, window: AnyWindow) -> Any:
     xp = backend.get_array_module(x)
     outs = tuple(indexes.shape[2:])
     padded = pad_volumes(x, window, outs, 0)
-    if x.dtype.itemsize > 8:  # a long double: no integer type to hold its bits
+    if x.dtype.itemsize > 8:  # more than 8 bytes (a long double): no integer type of its size
         y = xp.zeros(indexes.shape, dtype=x.dtype)
         for index, where in position_slices(window, outs):
             y = xp.where(indexes == index, padded[where], y)
         return y
-    bits = bits_type(x.dtype)
+    bits = _select.bits_type(x.dtype)
     # At most one position is selected per entry, so or-ing the selected bits picks it (and
     # leaves +0 where none is), -0 included, which a sum would turn into +0.
     y = xp.zeros(indexes.shape, dtype=bits)
     for index, where in position_slices(window, outs):
-        xp.bitwise_or(y, select(indexes == index, padded[where]).view(bits), out=y)
+        xp.bitwise_or(y, _select.select(indexes == index, padded[where]).view(bits), out=y)
     return y.view(x.dtype)

@@ -144,3 +144,35 @@ def test_add_in_order_adds_one_by_one_only_when_terms_have_the_table_dtype():
     numpy.add.at(expected, ids, terms)
     _scatter.add_in_order(table, ids, terms)
     assert table.tobytes() == expected.tobytes()
+
+
+def test_values_sharing_memory_with_the_table_are_read_as_add_at_reads_them():
+    # add.at reads its values as they were before it began; the passes would see their own
+    # additions.
+    for indices in (numpy.array([0, 1, 2, 0, 1, 2]), (slice(None),)):
+        table = numpy.ones((3, 2))
+        expected = table.copy()
+        numpy.add.at(expected, indices, expected[0])
+        utils.add_at(table, indices, table[0])
+        assert table.tobytes() == expected.tobytes()
+
+
+def test_a_read_only_table_raises_add_at_error():
+    table = numpy.zeros((3, 2))
+    table.flags.writeable = False
+    with pytest.raises(ValueError) as expected:
+        numpy.add.at(table, numpy.array([0, 0]), numpy.ones(2))
+    with pytest.raises(ValueError) as raised:
+        utils.add_at(table, numpy.array([0, 0]), numpy.ones(2))
+    assert str(raised.value) == str(expected.value)
+
+
+def test_a_table_whose_entries_overlap_gets_add_at_sums():
+    base = numpy.zeros(2)
+    table = numpy.lib.stride_tricks.as_strided(base, (4, 2), (0, 8), writeable=True)
+    values = numpy.arange(8.0).reshape(4, 2)
+    expected_base = numpy.zeros(2)
+    expected = numpy.lib.stride_tricks.as_strided(expected_base, (4, 2), (0, 8), writeable=True)
+    numpy.add.at(expected, numpy.array([0, 1, 1, 3]), values)
+    utils.add_at(table, numpy.array([0, 1, 1, 3]), values)
+    assert base.tobytes() == expected_base.tobytes()

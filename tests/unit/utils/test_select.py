@@ -78,3 +78,17 @@ def test_where_falls_back_to_numpy_where_for_what_its_bits_cannot_do(case):
     expected = numpy.where(condition, chosen, other)
     assert result.dtype == expected.dtype
     assert result.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("mask_order", ["C", "F"])
+@pytest.mark.parametrize("values_order", ["C", "F"])
+def test_select_lays_its_result_out_as_where_does(mask_order, values_order):
+    # A sum in memory order over the result (sum_to, say) rounds by its layout.
+    rng = numpy.random.default_rng(9)
+    shape = (_select._MIN_SIZE // 16, 32)
+    mask = numpy.asarray(rng.random(shape) < 0.5, order=mask_order)
+    values = numpy.asarray(rng.standard_normal(shape), order=values_order)
+    result = _select.select(mask, values)
+    expected = numpy.where(mask, values, 0.0)
+    assert result.strides == expected.strides
+    assert result.tobytes(order="A") == expected.tobytes(order="A")

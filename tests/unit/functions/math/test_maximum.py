@@ -86,3 +86,18 @@ def test_integer_inputs_and_bad_shapes_are_rejected(name):
         func(numpy.arange(3), numpy.arange(3))
     with pytest.raises(type_check.InvalidType, match="cannot broadcast"):
         func(numpy.zeros(3, numpy.float32), numpy.zeros(4, numpy.float32))
+
+
+def test_a_broadcast_inputs_gradient_sums_a_c_ordered_selection_as_chainer():
+    # Chainer sums where(x1 >= x2, gy, 0), C-ordered whatever x2's layout, down to x1's shape;
+    # a selection laid out as x2 (F order) would add in another order and round differently.
+    rng = numpy.random.default_rng(4)
+    x2 = numpy.asfortranarray(rng.standard_normal((3000, 300)).astype(numpy.float32))
+    x1 = rng.standard_normal((1, 300)).astype(numpy.float32)
+    gy = rng.standard_normal((3000, 300)).astype(numpy.float32)
+    a = Variable(x1)
+    y = maximum(a, x2)
+    y.grad = gy
+    y.backward()
+    expected = numpy.where(x1 >= x2, gy, numpy.float32(0)).sum(axis=0, keepdims=True)
+    assert a.grad.tobytes() == expected.tobytes()

@@ -19,9 +19,9 @@ from chainer_compat import backend
 # mask. Selecting by the values' bits instead, each ANDed with an all-ones or all-zeros word
 # made from the mask, has no branch and takes 1.5 ms whatever the mask. Bits are copied, not
 # computed, so the result is ``where``'s to the bit, NaN payloads and signed zeros included.
-# Below about four thousand entries the extra NumPy calls cost more than they save; on a GPU
+# Below about eight thousand entries the extra NumPy calls cost more than they save; on a GPU
 # there is no branch to mispredict: both keep ``where``.
-_MIN_SIZE = 4096
+_MIN_SIZE = 8192
 
 
 def bits_type(dtype: Any) -> numpy.dtype[Any]:
@@ -46,7 +46,7 @@ def _words(mask: Any, bits: numpy.dtype[Any]) -> Any:
 def select(mask: Any, values: Any) -> Any:
     """``xp.where(mask, values, 0)`` in ``values``' dtype, the same bits and layout, without
     branching where that is faster (NOTE [branch-free selection]): a NumPy ``values`` of at
-    least four thousand floats and a C-ordered boolean ``mask`` of its shape (``where``'s
+    least eight thousand floats and a C-ordered boolean ``mask`` of its shape (``where``'s
     result then is C-ordered too; for another mask it follows the operands' layouts, which
     later sums in memory order would feel).
 
@@ -65,7 +65,7 @@ def select(mask: Any, values: Any) -> Any:
 
 def where(condition: Any, chosen: Any, other: Any) -> Any:
     """``xp.where(condition, chosen, other)``, the same bits, without branching where that is
-    faster (NOTE [branch-free selection]): NumPy arrays of at least four thousand entries, all
+    faster (NOTE [branch-free selection]): NumPy arrays of at least eight thousand entries, all
     three of one shape and C-ordered, a boolean ``condition``, ``chosen`` and ``other`` of one
     float dtype."""
     if (type(chosen) is numpy.ndarray and type(other) is numpy.ndarray

@@ -151,3 +151,26 @@ def test_on_the_gpu_the_maxima_positions_and_gradients_match_numpy(cupy):
     gathered = _pooling.gather_at_indexes(x, indexes, window)
     gathered_gpu = _pooling.gather_at_indexes(cupy.asarray(x), indexes_gpu, window)
     _assert_same_bits(gathered_gpu.get(), gathered)
+
+
+def test_large_planes_take_the_branch_free_selection_with_the_same_bits():
+    # Above utils._select's threshold the selections are made by bit masks: the scatter and
+    # gather must still equal where()'s, infinities and NaNs included.
+    from chainer_compat.utils import _select
+
+    rng = numpy.random.default_rng(11)
+    x = POOL[rng.integers(0, len(POOL), (2, 8, 64, 64))].astype(numpy.float32)
+    window = _pooling.Window(2, 2, 0)
+    outs = window.pooled_size(64, 64, True)
+    _, indexes = _pooling.max_of_windows(x, window, outs)
+    assert indexes.size >= _select._MIN_SIZE
+    gy = POOL[rng.integers(0, len(POOL), indexes.shape)].astype(numpy.float32)
+    expected = numpy.zeros(x.shape, numpy.float32)
+    expected_gathered = numpy.zeros(indexes.shape, numpy.float32)
+    with numpy.errstate(invalid="ignore"):
+        for index, where in _pooling.position_slices(window, outs):
+            expected[where] += numpy.where(indexes == index, gy, numpy.float32(0))
+            expected_gathered = numpy.where(indexes == index, x[where], expected_gathered)
+        gx = _pooling.scatter_at_indexes(gy, indexes, window, x.shape)
+    _assert_same_bits(gx, expected)
+    assert _pooling.gather_at_indexes(x, indexes, window).tobytes() == expected_gathered.tobytes()

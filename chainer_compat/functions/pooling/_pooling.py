@@ -341,7 +341,10 @@ def sum_windows_nd(x: Any, window: AnyWindow, outs: tuple[int, ...]) -> Any:
     total = None
     for _, where in position_slices(window, outs):
         part = padded[where]
-        total = part.copy() if total is None else total + part
+        if total is None:
+            total = part.copy()
+        else:
+            total += part  # in place: the same sums, without a new array per position
     return total
 
 

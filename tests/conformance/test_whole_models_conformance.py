@@ -1,0 +1,44 @@
+"""Whole models train as on Chainer 7.8.1: the losses of a WGAN-GP critic's steps (convolutions,
+leaky ReLU and max pooling, differentiated twice) equal Chainer's bit for bit, and those of
+benchmarks/models.py's CNN, DCGAN discriminator and MLP (dropout drawn from the same global
+generator) agree to BLAS rounding. Runs where the Chainer 7.8.1 interpreter is set up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "data" / "whole_models" / "train_steps.py"
+CHAINER_PYTHON = pathlib.Path("/tmp/chvenv/bin/python")
+
+
+def _losses(python, library):
+    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    output = subprocess.run([str(python), str(SCRIPT), library], check=True,
+                            capture_output=True, text=True, env=environment).stdout
+    return json.loads(output.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def both():
+    if not CHAINER_PYTHON.exists():
+        pytest.skip(f"Chainer 7.8.1 interpreter not found at {CHAINER_PYTHON}")
+    return _losses(sys.executable, "chainer_compat"), _losses(CHAINER_PYTHON, "chainer")
+
+
+def test_a_wgan_gp_critic_trains_to_chainers_bits(both):
+    ours, chainers = both
+    assert ours["wgan_gp"] == chainers["wgan_gp"]
+
+
+@pytest.mark.parametrize("name", ["cnn", "gan", "mlp"])
+def test_models_train_to_chainers_losses(both, name):
+    ours, chainers = both
+    numpy.testing.assert_allclose(ours[name], chainers[name], rtol=1e-6, atol=0)

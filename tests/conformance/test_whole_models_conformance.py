@@ -1,5 +1,7 @@
 """Whole models train as on Chainer 7.8.1: the losses of a WGAN-GP critic's steps (convolutions,
-leaky ReLU and max pooling, differentiated twice) equal Chainer's bit for bit, and those of
+leaky ReLU and max pooling, differentiated twice) and of a small ResNet's (3 x 3 max pooling
+with padding, batch normalization, a residual sum, global average pooling) equal Chainer's bit
+for bit, and those of
 benchmarks/models.py's CNN, DCGAN discriminator and MLP (dropout drawn from the same global
 generator) agree to BLAS rounding. Runs where the Chainer 7.8.1 interpreter is set up.
 """
@@ -33,9 +35,10 @@ def both():
     return _losses(sys.executable, "chainer_compat"), _losses(CHAINER_PYTHON, "chainer")
 
 
-def test_a_wgan_gp_critic_trains_to_chainers_bits(both):
+@pytest.mark.parametrize("name", ["wgan_gp", "resnet"])
+def test_models_train_to_chainers_bits(both, name):
     ours, chainers = both
-    assert ours["wgan_gp"] == chainers["wgan_gp"]
+    assert ours[name] == chainers[name]
 
 
 @pytest.mark.parametrize("name", ["cnn", "gan", "mlp"])

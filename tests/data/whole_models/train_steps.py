@@ -63,6 +63,48 @@ def wgan_gp_losses():
     return losses
 
 
+class TinyResNet(chainer.Chain):
+    """A ResNet stem and one basic block: 3 x 3 max pooling with padding, batch
+    normalization, a residual sum and global average pooling."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.stem = L.Convolution2D(3, 16, 5, stride=2, pad=2, nobias=True)
+            self.stem_bn = L.BatchNormalization(16)
+            self.conv1 = L.Convolution2D(16, 16, 3, pad=1, nobias=True)
+            self.bn1 = L.BatchNormalization(16)
+            self.conv2 = L.Convolution2D(16, 16, 3, pad=1, nobias=True)
+            self.bn2 = L.BatchNormalization(16)
+            self.out = L.Linear(16, 10)
+
+    def __call__(self, x):
+        h = F.max_pooling_2d(F.relu(self.stem_bn(self.stem(x))), 3, stride=2, pad=1)
+        block = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(h)))))
+        h = F.relu(h + block)
+        return self.out(F.average_pooling_2d(h, h.shape[2:]))
+
+
+def resnet_losses():
+    """Three MomentumSGD steps of :class:`TinyResNet` on 64 x 64 images."""
+    model = TinyResNet()
+    rng = numpy.random.RandomState(2)
+    for _, param in sorted(model.namedparams()):
+        param.array[...] = rng.uniform(-0.2, 0.2, param.shape).astype(param.dtype)
+    optimizer = chainer.optimizers.MomentumSGD(0.05)
+    optimizer.setup(model)
+    x = rng.randn(16, 3, 64, 64).astype(numpy.float32)
+    t = rng.randint(0, 10, 16).astype(numpy.int32)
+    losses = []
+    for _ in range(3):
+        loss = F.softmax_cross_entropy(model(x), t)
+        model.cleargrads()
+        loss.backward()
+        optimizer.update()
+        losses.append(float(loss.array))
+    return losses
+
+
 def model_losses(name):
     """models.py's check: three train steps from the same parameters and seed, then the loss
     in test mode."""
@@ -76,5 +118,5 @@ def model_losses(name):
     return losses
 
 
-print(json.dumps({"wgan_gp": wgan_gp_losses(),
+print(json.dumps({"wgan_gp": wgan_gp_losses(), "resnet": resnet_losses(),
                   **{name: model_losses(name) for name in ("cnn", "gan", "mlp")}}))

@@ -1,9 +1,9 @@
 """Whole models train as on Chainer 7.8.1: the losses of a WGAN-GP critic's steps (convolutions,
 leaky ReLU and max pooling, differentiated twice) and of a small ResNet's (3 x 3 max pooling
 with padding, batch normalization, a residual sum, global average pooling) equal Chainer's bit
-for bit, and those of
-benchmarks/models.py's CNN, DCGAN discriminator and MLP (dropout drawn from the same global
-generator) agree to BLAS rounding. Runs where the Chainer 7.8.1 interpreter is set up.
+for bit; those of benchmarks/models.py's CNN, DCGAN discriminator, LSTM language model and MLP
+(dropout drawn from the same global generator) agree to BLAS rounding. Runs where the Chainer
+7.8.1 interpreter is set up.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_models_train_to_chainers_bits(both, name):
     assert ours[name] == chainers[name]
 
 
-@pytest.mark.parametrize("name", ["cnn", "gan", "mlp"])
+@pytest.mark.parametrize("name", ["cnn", "gan", "lstm", "mlp"])
 def test_models_train_to_chainers_losses(both, name):
     ours, chainers = both
     numpy.testing.assert_allclose(ours[name], chainers[name], rtol=1e-6, atol=0)

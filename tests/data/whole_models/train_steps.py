@@ -119,4 +119,4 @@ def model_losses(name):
 
 
 print(json.dumps({"wgan_gp": wgan_gp_losses(), "resnet": resnet_losses(),
-                  **{name: model_losses(name) for name in ("cnn", "gan", "mlp")}}))
+                  **{name: model_losses(name) for name in ("cnn", "gan", "lstm", "mlp")}}))

@@ -105,6 +105,48 @@ def resnet_losses():
     return losses
 
 
+class SkipGram(chainer.Chain):
+    """word2vec's skip-gram over a 500-word vocabulary, with negative sampling or a binary
+    hierarchical softmax: both scatter their gradients into tables by rows."""
+
+    vocabulary = 500
+
+    def __init__(self, loss, counts):
+        super().__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(self.vocabulary, 32)
+            if loss == "negative_sampling":
+                self.loss = L.NegativeSampling(32, counts, 5)
+            else:
+                tree = L.BinaryHierarchicalSoftmax.create_huffman_tree(
+                    dict(enumerate(counts.tolist())))
+                self.loss = L.BinaryHierarchicalSoftmax(32, tree)
+
+    def __call__(self, words, contexts):
+        rows, width = contexts.shape
+        centres = numpy.repeat(words, width)
+        return self.loss(F.reshape(self.embed(contexts), (rows * width, 32)), centres)
+
+
+def skip_gram_losses(loss):
+    """Three Adam steps; a third of the context ids are one padding id, and the negative
+    samples come from NumPy's global generator."""
+    rng = numpy.random.RandomState(3)
+    model = SkipGram(loss, rng.randint(1, 100, SkipGram.vocabulary))
+    for _, param in sorted(model.namedparams()):
+        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
+    optimizer = chainer.optimizers.Adam()
+    optimizer.setup(model)
+    numpy.random.seed(7)
+    losses = []
+    for _ in range(3):
+        words = rng.randint(0, SkipGram.vocabulary, 64).astype(numpy.int32)
+        contexts = numpy.where(rng.rand(64, 4) < 0.3, 0,
+                               rng.randint(0, SkipGram.vocabulary, (64, 4))).astype(numpy.int32)
+        losses.append(models._train_step(model, optimizer, lambda: model(words, contexts)))
+    return losses
+
+
 def model_losses(name):
     """models.py's check: three train steps from the same parameters and seed, then the loss
     in test mode."""
@@ -119,4 +161,6 @@ def model_losses(name):
 
 
 print(json.dumps({"wgan_gp": wgan_gp_losses(), "resnet": resnet_losses(),
+                  "negative_sampling": skip_gram_losses("negative_sampling"),
+                  "hierarchical_softmax": skip_gram_losses("hierarchical_softmax"),
                   **{name: model_losses(name) for name in ("cnn", "gan", "lstm", "mlp")}}))

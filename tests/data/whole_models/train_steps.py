@@ -147,6 +147,71 @@ def skip_gram_losses(loss):
     return losses
 
 
+class VAE(chainer.Chain):
+    """Chainer's VAE example: a Gaussian latent drawn with F.gaussian (NumPy's global
+    generator), a Bernoulli reconstruction loss and the KL divergence."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.encode = L.Linear(784, 200)
+            self.mean = L.Linear(200, 20)
+            self.log_variance = L.Linear(200, 20)
+            self.decode_hidden = L.Linear(20, 200)
+            self.decode = L.Linear(200, 784)
+
+    def __call__(self, x):
+        h = F.tanh(self.encode(x))
+        mean, log_variance = self.mean(h), self.log_variance(h)
+        z = F.gaussian(mean, log_variance)
+        reconstruction = F.bernoulli_nll(x, self.decode(F.tanh(self.decode_hidden(z))))
+        return (reconstruction + F.gaussian_kl_divergence(mean, log_variance)) / len(x)
+
+
+class Seq2seq(chainer.Chain):
+    """Chainer's seq2seq example, smaller: two-layer NStepLSTMs with dropout, sequences of
+    varied lengths, a summed softmax cross entropy."""
+
+    def __init__(self):
+        super().__init__()
+        with self.init_scope():
+            self.embed_source = L.EmbedID(300, 64)
+            self.embed_target = L.EmbedID(300, 64)
+            self.encoder = L.NStepLSTM(2, 64, 64, 0.1)
+            self.decoder = L.NStepLSTM(2, 64, 64, 0.1)
+            self.out = L.Linear(64, 300)
+
+    def __call__(self, sources, targets):
+        end = numpy.array([1], numpy.int32)
+        inputs = [self.embed_target(F.concat([end, t], axis=0)) for t in targets]
+        expected = F.concat([F.concat([t, end], axis=0) for t in targets], axis=0)
+        h, c, _ = self.encoder(None, None, [self.embed_source(s) for s in sources])
+        _, _, outputs = self.decoder(h, c, inputs)
+        losses = F.softmax_cross_entropy(self.out(F.concat(outputs, axis=0)), expected,
+                                         reduce="no")
+        return F.sum(losses) / len(sources)
+
+
+def vae_and_seq2seq_losses(name):
+    """Three Adam steps of :class:`VAE` or :class:`Seq2seq` on fresh random batches."""
+    model = VAE() if name == "vae" else Seq2seq()
+    rng = numpy.random.RandomState(5)
+    for _, param in sorted(model.namedparams()):
+        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
+    optimizer = chainer.optimizers.Adam()
+    optimizer.setup(model)
+    numpy.random.seed(9)
+    losses = []
+    for _ in range(3):
+        if name == "vae":
+            batch = ((rng.rand(32, 784) < 0.3).astype(numpy.float32),)
+        else:
+            batch = tuple([rng.randint(2, 300, rng.randint(3, 12)).astype(numpy.int32)
+                           for _ in range(8)] for _ in range(2))
+        losses.append(models._train_step(model, optimizer, lambda: model(*batch)))
+    return losses
+
+
 def model_losses(name):
     """models.py's check: three train steps from the same parameters and seed, then the loss
     in test mode."""
@@ -163,4 +228,6 @@ def model_losses(name):
 print(json.dumps({"wgan_gp": wgan_gp_losses(), "resnet": resnet_losses(),
                   "negative_sampling": skip_gram_losses("negative_sampling"),
                   "hierarchical_softmax": skip_gram_losses("hierarchical_softmax"),
+                  "seq2seq": vae_and_seq2seq_losses("seq2seq"),
+                  "vae": vae_and_seq2seq_losses("vae"),
                   **{name: model_losses(name) for name in ("cnn", "gan", "lstm", "mlp")}}))

@@ -22,6 +22,15 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "benchmarks
 import models  # noqa: E402
 
 
+def _start(model, rng, optimizer, spread=0.1):
+    """Draws every parameter of ``model`` from ``rng``, in the order of their sorted names (the
+    same in either library), and sets ``optimizer`` up on it."""
+    for _, param in sorted(model.namedparams()):
+        param.array[...] = rng.uniform(-spread, spread, param.shape).astype(param.dtype)
+    optimizer.setup(model)
+    return optimizer
+
+
 class Critic(chainer.Chain):
     """A WGAN-GP critic: convolutions, leaky ReLU and max pooling, differentiated twice."""
 
@@ -42,10 +51,7 @@ def wgan_gp_losses():
     branch-free selections (NOTE [branch-free selection])."""
     critic = Critic()
     rng = numpy.random.RandomState(1)
-    for _, param in sorted(critic.namedparams()):
-        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
-    optimizer = chainer.optimizers.Adam(alpha=1e-3, beta1=0.5, beta2=0.9)
-    optimizer.setup(critic)
+    optimizer = _start(critic, rng, chainer.optimizers.Adam(alpha=1e-3, beta1=0.5, beta2=0.9))
     real = rng.randn(16, 3, 32, 32).astype(numpy.float32)
     fake = rng.randn(16, 3, 32, 32).astype(numpy.float32)
     losses = []
@@ -89,10 +95,7 @@ def resnet_losses():
     """Three MomentumSGD steps of :class:`TinyResNet` on 64 x 64 images."""
     model = TinyResNet()
     rng = numpy.random.RandomState(2)
-    for _, param in sorted(model.namedparams()):
-        param.array[...] = rng.uniform(-0.2, 0.2, param.shape).astype(param.dtype)
-    optimizer = chainer.optimizers.MomentumSGD(0.05)
-    optimizer.setup(model)
+    optimizer = _start(model, rng, chainer.optimizers.MomentumSGD(0.05), spread=0.2)
     x = rng.randn(16, 3, 64, 64).astype(numpy.float32)
     t = rng.randint(0, 10, 16).astype(numpy.int32)
     losses = []
@@ -133,10 +136,7 @@ def skip_gram_losses(loss):
     samples come from NumPy's global generator."""
     rng = numpy.random.RandomState(3)
     model = SkipGram(loss, rng.randint(1, 100, SkipGram.vocabulary))
-    for _, param in sorted(model.namedparams()):
-        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
-    optimizer = chainer.optimizers.Adam()
-    optimizer.setup(model)
+    optimizer = _start(model, rng, chainer.optimizers.Adam())
     numpy.random.seed(7)
     losses = []
     for _ in range(3):
@@ -196,10 +196,7 @@ def vae_and_seq2seq_losses(name):
     """Three Adam steps of :class:`VAE` or :class:`Seq2seq` on fresh random batches."""
     model = VAE() if name == "vae" else Seq2seq()
     rng = numpy.random.RandomState(5)
-    for _, param in sorted(model.namedparams()):
-        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
-    optimizer = chainer.optimizers.Adam()
-    optimizer.setup(model)
+    optimizer = _start(model, rng, chainer.optimizers.Adam())
     numpy.random.seed(9)
     losses = []
     for _ in range(3):

@@ -116,11 +116,12 @@ def _build(name: str, chainer: Any) -> tuple[Any, Any, Any]:
     return model, chainer.optimizers.Adam(), lambda: model(x, t)
 
 
-def _set_parameters(model: Any) -> None:
-    """The same parameters in either library: drawn in the order of their sorted names."""
-    rng = numpy.random.RandomState(1)
+def _set_parameters(model: Any, rng: Any = None, spread: float = 0.1) -> None:
+    """The same parameters in either library: drawn uniformly in ``[-spread, spread)`` from
+    ``rng`` (a ``RandomState(1)`` by default), in the order of their sorted names."""
+    rng = numpy.random.RandomState(1) if rng is None else rng
     for _, param in sorted(model.namedparams()):
-        param.array[...] = rng.uniform(-0.1, 0.1, param.shape).astype(param.dtype)
+        param.array[...] = rng.uniform(-spread, spread, param.shape).astype(param.dtype)
 
 
 def worker(library: str, names: list[str]) -> dict[str, Any]:

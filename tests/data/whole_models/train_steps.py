@@ -23,10 +23,9 @@ import models  # noqa: E402
 
 
 def _start(model, rng, optimizer, spread=0.1):
-    """Draws every parameter of ``model`` from ``rng``, in the order of their sorted names (the
-    same in either library), and sets ``optimizer`` up on it."""
-    for _, param in sorted(model.namedparams()):
-        param.array[...] = rng.uniform(-spread, spread, param.shape).astype(param.dtype)
+    """Draws every parameter of ``model`` from ``rng`` as models.py does (the same in either
+    library) and sets ``optimizer`` up on it."""
+    models._set_parameters(model, rng, spread)
     optimizer.setup(model)
     return optimizer
 

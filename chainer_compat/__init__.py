@@ -19,6 +19,7 @@ from chainer_compat import (
     function_hooks,
     functions,
     gradient_check,
+    graph_optimizations,
     initializer,
     initializers,
     iterators,
@@ -66,6 +67,8 @@ from chainer_compat.function import Function, FunctionAdapter
 from chainer_compat.function_hook import FunctionHook, get_function_hooks
 from chainer_compat.function_node import Fallback, FunctionNode, grad
 from chainer_compat.functions.math import basic_math  # chainer.basic_math, as in Chainer
+from chainer_compat.graph_optimizations.static_graph import static_graph
+from chainer_compat.graph_optimizations.static_graph_utilities import static_code
 from chainer_compat.initializer import Initializer
 from chainer_compat.link import Chain, ChainList, Link
 from chainer_compat.link_hook import LinkHook
@@ -108,10 +111,11 @@ __all__ = [
     "disable_experimental_feature_warning", "distribution", "distributions", "force_backprop_mode",
     "function_hooks", "functions", "get_array_types", "get_compute_mode", "get_cpu_array_types",
     "get_current_reporter", "get_device", "get_dtype", "get_function_hooks", "global_config",
-    "grad", "gradient_check", "initializer", "initializers", "install_as_chainer",
-    "is_arrays_compatible", "is_debug", "iterators", "kl_divergence", "link", "link_hooks",
-    "links", "mixed16", "no_backprop_mode", "optimizer", "optimizer_hooks", "optimizers",
-    "porting", "print_runtime_info", "register_kl", "report", "report_scope", "reporter",
-    "serializer", "serializers", "set_debug", "should_use_cudnn", "should_use_cudnn_tensor_core",
-    "training", "using_config", "using_device", "warnings",
+    "grad", "gradient_check", "graph_optimizations", "initializer", "initializers",
+    "install_as_chainer", "is_arrays_compatible", "is_debug", "iterators", "kl_divergence", "link",
+    "link_hooks", "links", "mixed16", "no_backprop_mode", "optimizer", "optimizer_hooks",
+    "optimizers", "porting", "print_runtime_info", "register_kl", "report", "report_scope",
+    "reporter", "serializer", "serializers", "set_debug", "should_use_cudnn",
+    "should_use_cudnn_tensor_core", "static_code", "static_graph", "training", "using_config",
+    "using_device", "warnings",
 ]

@@ -185,6 +185,19 @@ CHAINER_NAMES: dict[str, tuple[str, ...]] = {
         pinned_memory_pool raw reduce set_max_workspace_size should_use_cudnn
         should_use_cudnn_tensor_core Stream to_cpu to_gpu
     """),
+    "chainer.backends.intel64": _words("""
+        check_ideep_available inputs_all_ready Intel64Device is_ideep_available mdarray
+        should_use_ideep
+    """),
+    "chainer.graph_optimizations": _words("""
+        static_code static_graph static_graph_utilities
+    """),
+    "chainer.graph_optimizations.static_graph": _words("""
+        ArrayInfo ScheduleInfo ScheduleManager static_graph StaticScheduleFunction
+    """),
+    "chainer.graph_optimizations.static_graph_utilities": _words("""
+        static_code static_forward_optimizations
+    """),
     "chainer.configuration": _words("""
         config global_config GlobalConfig LocalConfig using_config
     """),
@@ -391,19 +404,18 @@ TOP_LEVEL_SUBMODULES: tuple[str, ...] = _words("""
 
 _CHAINERX = ("ChainerX (Chainer's C++ array backend) is out of scope: chainer_compat runs on "
              "NumPy and CuPy; chainerx.is_available() is False under the alias")
-_IDEEP = ("iDeep (Intel's CPU backend for Chainer) is out of scope: chainer_compat runs on NumPy "
-          "and CuPy; NumPy's own BLAS does that work")
 _THEANO = "Theano is no longer maintained and does not install on current Python"
-_STATIC_GRAPH = ("the experimental static-subgraph optimizer (chainer.graph_optimizations) is "
-                 "out of scope: chainer_compat is define-by-run only")
+_STATIC_SCHEDULE = ("the machinery of Chainer's static schedules: chainer_compat runs static "
+                    "chains define-by-run, as Chainer does with config.use_static_graph False")
 
 # Deliberate omissions: dotted name (or module, covering everything under it) -> why.
 KNOWN_DIVERGENCES: dict[str, str] = {
-    "chainer.backends.intel64": _IDEEP,
-    "chainer.graph_optimizations": _STATIC_GRAPH,
-    "chainer.static_code": _STATIC_GRAPH,
-    "chainer.static_graph": _STATIC_GRAPH,
+    "chainer.graph_optimizations.static_graph.ArrayInfo": _STATIC_SCHEDULE,
+    "chainer.graph_optimizations.static_graph.ScheduleInfo": _STATIC_SCHEDULE,
+    "chainer.graph_optimizations.static_graph.StaticScheduleFunction": _STATIC_SCHEDULE,
+    "chainer.functions.theano": _THEANO,
     "chainer.links.TheanoFunction": _THEANO,
+    "chainer.links.theano": _THEANO,
 }
 
 

@@ -24,7 +24,7 @@ LAYERS = {
     "dataset": 8, "datasets": 8, "iterators": 8, "training": 8, "distribution": 8,
     "distributions": 8, "exporters": 8,
     "serializer": 8, "serializers": 8, "function_hooks": 8, "link_hooks": 8,
-    "computational_graph": 8, "_porting": 8,
+    "computational_graph": 8, "_porting": 8, "graph_optimizations": 8,
     "porting": 8, "chainerx": 8, "_surface": 8,
     "__init__": 9, "_alias": 9, "__main__": 9,
 }

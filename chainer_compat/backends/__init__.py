@@ -1,4 +1,5 @@
-"""Backend modules: ``backends.cuda`` is Chainer's CUDA module (CuPy loaded only on demand).
+"""Backend modules: ``backends.cuda`` is Chainer's CUDA module (CuPy loaded only on demand),
+``backends.intel64`` its iDeep module, which reports iDeep unavailable.
 
 Layer 1. Submodules load on first attribute access, so importing the package imports nothing.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-_SUBMODULES = frozenset({"cuda"})
+_SUBMODULES = frozenset({"cuda", "intel64"})
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -213,9 +213,19 @@ def test_an_imported_chainerx_is_kept(clean_alias):
 
 def test_out_of_scope_module_says_why(clean_alias):
     chainer_compat.install_as_chainer()
-    with pytest.raises(ModuleNotFoundError, match="iDeep") as info:
-        importlib.import_module("chainer.backends.intel64")
-    assert info.value.name == "chainer.backends.intel64"
+    with pytest.raises(ModuleNotFoundError, match="Theano is no longer maintained") as info:
+        importlib.import_module("chainer.functions.theano")
+    assert info.value.name == "chainer.functions.theano"
+
+
+def test_the_ideep_module_imports_and_reports_ideep_unavailable(clean_alias):
+    # As Chainer's own module does on a machine without iDeep, so legacy checks take the CPU.
+    chainer_compat.install_as_chainer()
+    intel64 = importlib.import_module("chainer.backends.intel64")
+    assert intel64.is_ideep_available() is False
+    assert intel64.should_use_ideep(">=auto") is False
+    with pytest.raises(RuntimeError, match="^iDeep is not available"):
+        intel64.check_ideep_available()
 
 
 def test_unknown_module_is_not_found(clean_alias):

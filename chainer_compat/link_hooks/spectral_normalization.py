@@ -18,22 +18,63 @@ from chainer_compat.link_hook import _ForwardPreprocessCallbackArgs
 from chainer_compat.link_hooks._weight_swap import WeightSwapHook
 from chainer_compat.utils._assertions import AssertValueError
 
-__all__ = ["SpectralNormalization"]
+__all__ = ["SpectralNormalization", "calculate_max_singular_value", "l2normalize",
+           "update_approximate_vectors"]
 
 
-def _l2_normalize(xp: Any, vector: Any, eps: float) -> Any:
-    return vector / (xp.linalg.norm(vector) + eps)
+def l2normalize(xp: Any, v: Any, eps: float) -> Any:
+    """Divides a vector by its L2 norm plus ``eps``.
+
+    Args:
+        xp: The array module of ``v`` (:mod:`numpy` or :mod:`cupy`).
+        v: The vector.
+        eps: Added to the norm, so a zero vector stays finite.
+
+    Returns:
+        An array of ``v``'s shape.
+    """
+    return v / (xp.linalg.norm(v) + eps)
 
 
-def _power_iteration(matrix: Any, u: Any, n_power_iteration: int,
-                     eps: float) -> tuple[Any, Any]:
-    """Refines the left singular vector estimate ``u`` of ``matrix``; returns ``(u, v)``."""
+def update_approximate_vectors(weight_matrix: Any, u: Any, n_power_iteration: int,
+                               eps: float) -> tuple[Any, Any]:
+    """Refines the estimates of a matrix's first left and right singular vectors.
+
+    Args:
+        weight_matrix: The matrix, a Variable or an array of shape ``(out_size, in_size)``.
+        u: The current estimate of the first left singular vector, of shape ``(out_size,)``.
+        n_power_iteration: Steps of power iteration; must be positive.
+        eps: Passed to :func:`l2normalize`.
+
+    Returns:
+        The refined ``u`` and the first right singular vector's estimate ``v``, arrays.
+
+    Raises:
+        ValueError: If ``n_power_iteration`` is not positive (Chainer fails with an
+            ``UnboundLocalError`` there).
+    """
+    if n_power_iteration < 1:
+        raise ValueError(f"n_power_iteration must be positive, got {n_power_iteration}")
+    matrix = weight_matrix.array if isinstance(weight_matrix, variable.Variable) else weight_matrix
     xp = backend.get_array_module(matrix)
-    v = u
     for _ in range(n_power_iteration):
-        v = _l2_normalize(xp, xp.dot(u, matrix), eps)
-        u = _l2_normalize(xp, xp.dot(matrix, v), eps)
+        v = l2normalize(xp, xp.dot(u, matrix), eps)
+        u = l2normalize(xp, xp.dot(matrix, v), eps)
     return u, v
+
+
+def calculate_max_singular_value(weight_matrix: Any, u: Any, v: Any) -> variable.Variable:
+    """The largest singular value ``u^T W v`` of ``weight_matrix``, differentiable in it.
+
+    Args:
+        weight_matrix: A Variable or array of shape ``(out_size, in_size)``.
+        u: Estimate of the first left singular vector, ``(out_size,)``.
+        v: Estimate of the first right singular vector, ``(in_size,)``.
+
+    Returns:
+        A 0-dimensional Variable.
+    """
+    return matmul(matmul(u, weight_matrix), v)
 
 
 def _is_deconvolution(link: Any) -> bool:
@@ -159,8 +200,8 @@ class SpectralNormalization(WeightSwapHook):
             v = self.v
         else:
             with backend.using_device(link.device):
-                u, v = _power_iteration(matrix.array, u, self.n_power_iteration, self.eps)
-        sigma = matmul(matmul(u, matrix), v)
+                u, v = update_approximate_vectors(matrix, u, self.n_power_iteration, self.eps)
+        sigma = calculate_max_singular_value(matrix, u, v)
         if self.factor is not None:
             sigma = sigma / self.factor
         if self.use_gamma:

@@ -235,3 +235,25 @@ def test_weight_standardization_on_lazy_convolution():
                            for i in range(2) for j in range(2)])
     expected = (patches @ flat.T).T.reshape(1, 3, 2, 2)
     numpy.testing.assert_allclose(y.array, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_the_modules_helpers_compute_the_power_iteration_and_sigma():
+    helpers = importlib.import_module(TARGET + ".link_hooks.spectral_normalization")
+    matrix = _weight((3, 5))
+    u0 = _normalize(numpy.random.RandomState(4).normal(size=3).astype(numpy.float32), 1e-12)
+    numpy.testing.assert_allclose(helpers.l2normalize(numpy, u0 * 7, 1e-12), u0, rtol=1e-6)
+    u, v = helpers.update_approximate_vectors(chainer.Variable(matrix), u0, 2, 1e-6)
+    sigma, u_expected, v_expected = _reference_sigma(matrix, u0, 2)
+    numpy.testing.assert_allclose(u, u_expected, rtol=1e-5)
+    numpy.testing.assert_allclose(v, v_expected, rtol=1e-5)
+    weight = chainer.Variable(matrix)
+    value = helpers.calculate_max_singular_value(weight, u, v)
+    assert isinstance(value, chainer.Variable)
+    numpy.testing.assert_allclose(value.array, sigma, rtol=1e-5)
+    value.backward()
+    numpy.testing.assert_allclose(weight.grad, numpy.outer(u, v), rtol=1e-6)
+    # Many steps reach the largest singular value.
+    u, v = helpers.update_approximate_vectors(chainer.Variable(matrix), u0, 300, 1e-6)
+    numpy.testing.assert_allclose(
+        helpers.calculate_max_singular_value(chainer.Variable(matrix), u, v).array,
+        numpy.linalg.svd(matrix, compute_uv=False)[0], rtol=1e-5)

@@ -108,3 +108,11 @@ def test_runs_on_gpu_with_u_on_the_device(cupy):
     y = link(cupy.ones((2, 4), cupy.float32))
     assert isinstance(y.array, cupy.ndarray)
     assert not bool((link.W_u == u_before).all())
+
+
+def test_power_iteration_helper_refuses_no_steps_with_the_value():
+    from chainer_compat.link_hooks.spectral_normalization import update_approximate_vectors
+
+    with pytest.raises(ValueError, match="n_power_iteration must be positive, got 0"):
+        update_approximate_vectors(numpy.eye(2, dtype=numpy.float32),
+                                   numpy.ones(2, numpy.float32), 0, 1e-6)

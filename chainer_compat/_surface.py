@@ -405,11 +405,17 @@ TOP_LEVEL_SUBMODULES: tuple[str, ...] = _words("""
 _CHAINERX = ("ChainerX (Chainer's C++ array backend) is out of scope: chainer_compat runs on "
              "NumPy and CuPy; chainerx.is_available() is False under the alias")
 _THEANO = "Theano is no longer maintained and does not install on current Python"
+_CUDA_KERNEL_SOURCE = ("an internal generator of Chainer's CUDA kernel source: chainer_compat's "
+                       "N-dimensional pooling and convolution run CuPy code of their own")
 _STATIC_SCHEDULE = ("the machinery of Chainer's static schedules: chainer_compat runs static "
                     "chains define-by-run, as Chainer does with config.use_static_graph False")
 
 # Deliberate omissions: dotted name (or module, covering everything under it) -> why.
 KNOWN_DIVERGENCES: dict[str, str] = {
+    "chainer.functions.pooling.average_pooling_nd_kernel": _CUDA_KERNEL_SOURCE,
+    "chainer.functions.pooling.max_pooling_nd_kernel": _CUDA_KERNEL_SOURCE,
+    "chainer.functions.pooling.pooling_nd_kernel": _CUDA_KERNEL_SOURCE,
+    "chainer.utils.conv_nd_kernel": _CUDA_KERNEL_SOURCE,
     "chainer.graph_optimizations.static_graph.ArrayInfo": _STATIC_SCHEDULE,
     "chainer.graph_optimizations.static_graph.ScheduleInfo": _STATIC_SCHEDULE,
     "chainer.graph_optimizations.static_graph.StaticScheduleFunction": _STATIC_SCHEDULE,

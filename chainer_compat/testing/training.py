@@ -11,7 +11,26 @@ import numbers
 from typing import Any
 from unittest import mock
 
-__all__ = ["get_trainer_with_mock_updater"]
+__all__ = ["check_available", "get_error", "get_trainer_with_mock_updater", "is_available"]
+
+
+def is_available() -> bool:
+    """Whether this module's mock updater can be made: always, since it uses ``unittest.mock``
+    (Chainer's needed the separate ``mock`` package).
+
+    Returns:
+        True.
+    """
+    return True
+
+
+def check_available() -> None:
+    """Raises where the mock updater cannot be made: never, here (see :func:`is_available`)."""
+
+
+def get_error() -> None:
+    """The import error that made the module unavailable: None, here."""
+    return None
 
 
 def _trainer_class() -> Any:

@@ -4,6 +4,7 @@ deliberate omission says why."""
 
 from __future__ import annotations
 
+import importlib
 import keyword
 import re
 from pathlib import Path
@@ -175,3 +176,10 @@ def test_package_all_lists_only_names_that_exist_and_covers_the_floor():
              "get_device", "grad", "is_debug", "no_backprop_mode", "set_debug", "using_config",
              "using_device"}
     assert floor <= set(chainer_compat.__all__)
+
+
+@pytest.mark.parametrize("path", sorted(_surface.CHAINER_MODULES))
+def test_every_chainer_module_imports_or_is_left_out_with_a_reason(path):
+    if _surface.divergence_reason(path) is not None:
+        return
+    importlib.import_module(_surface.compat_path(path))

@@ -20,7 +20,7 @@ from chainer_compat.functions.noise.dropout import dropout
 from chainer_compat.utils import argument
 from chainer_compat.variable import Variable
 
-__all__ = ["n_step_birnn", "n_step_rnn", "n_step_rnn_base"]
+__all__ = ["n_step_birnn", "n_step_rnn", "n_step_rnn_base", "n_step_rnn_impl"]
 
 # NOTE [n-step layout]
 # ``xs`` is time-major: ``xs[t]`` holds time step ``t`` of every sequence longer than ``t``,
@@ -142,6 +142,37 @@ def run_layers(cell: Cell, n_layers: int, dropout_ratio: float, hx: Any, cx: Any
     hy = stack(final_h)
     cy = None if initial_c is None else stack(final_c)
     return hy, cy, tuple(layer_input)
+
+
+def n_step_rnn_impl(f: Callable[..., tuple[Variable, Variable | None]], n_layers: int,
+                    dropout_ratio: float, hx: Any, cx: Any, ws: Sequence[Sequence[Any]],
+                    bs: Sequence[Sequence[Any]], xs: Sequence[Any],
+                    use_bi_direction: bool) -> tuple[Variable, Variable | None,
+                                                     tuple[Variable, ...]]:
+    """Stacked n-step recurrence with a cell of your own, as Chainer's n-step functions run.
+
+    Args:
+        f: The cell, called per time step as ``f(x, h, c, w, b)`` with the step's input, the
+            state of the rows that run this step (``c`` is None without a cell state), and
+            the layer's (and direction's) weights ``ws[i]`` and biases ``bs[i]``; returns
+            the new ``(h, c)``.
+        n_layers: Number of layers.
+        dropout_ratio: Dropout ratio on the input of every layer but the first.
+        hx: Initial hidden states, ``(n_layers * directions, batch, units)``.
+        cx: Initial cell states of that shape, or None for a cell without one.
+        ws: Weights per layer and direction (``2 * layer + 1`` runs backward in time).
+        bs: Biases, indexed as ``ws``.
+        xs: Time-major inputs, batch sizes not growing with time (NOTE [n-step layout]).
+        use_bi_direction: Whether each layer also runs backward in time.
+
+    Returns:
+        ``(hy, cy, ys)``: the final hidden states, the final cell states (None when ``cx``
+        is), and the last layer's output per time step.
+    """
+    def cell(w: Sequence[Any], b: Sequence[Any]) -> CellStep:
+        return lambda x, h, c: f(x, h, c, w, b)
+
+    return run_layers(cell, n_layers, dropout_ratio, hx, cx, ws, bs, xs, use_bi_direction)
 
 
 def _elman_cell(activation: Callable[[Any], Variable]) -> Cell:

@@ -124,3 +124,56 @@ def test_extra_positional_array_is_a_value_error_naming_the_activation(function,
     hx, xs, ws, bs = make_inputs(numpy, directions)
     with pytest.raises(ValueError, match=r'^Invalid activation: "\[.*Please select from'):
         function(2, 0.0, hx, ws, bs, xs, numpy.ones(2, numpy.float32))
+
+
+def _elman_tanh_step(x, h, c, w, b):
+    import chainer_compat.functions as F
+
+    return F.tanh(F.linear(x, w[0], b[0]) + F.linear(h, w[1], b[1])), c
+
+
+@pytest.mark.parametrize(("function", "directions"), [(n_step_rnn, 1), (n_step_birnn, 2)])
+def test_the_impl_with_an_elman_cell_is_n_step_rnn_to_the_bit(function, directions):
+    from chainer_compat.functions.rnn.n_step_rnn import n_step_rnn_impl
+
+    hx, xs, ws, bs = make_inputs(numpy, directions, dtype=numpy.float32)
+    results = []
+    def reference(h, x):
+        hy, ys = function(2, 0.0, h, ws, bs, x)
+        return hy, None, ys
+
+    for run in (lambda h, x: n_step_rnn_impl(_elman_tanh_step, 2, 0.0, h, None, ws, bs, x,
+                                             directions == 2), reference):
+        h = chainer_compat.Variable(hx.copy())
+        x = [chainer_compat.Variable(xt.copy()) for xt in xs]
+        hy, cy, ys = run(h, x)
+        assert cy is None and isinstance(ys, tuple) and len(ys) == len(xs)
+        loss = chainer_compat.functions.sum(hy * hy) + sum(
+            chainer_compat.functions.sum(y) for y in ys)
+        loss.backward()
+        results.append([hy.array, *[y.array for y in ys], h.grad, *[v.grad for v in x]])
+    for ours, reference in zip(*results):
+        numpy.testing.assert_array_equal(ours, reference)
+
+
+def test_the_impl_passes_each_layer_its_weights_and_returns_the_cell_states():
+    from chainer_compat.functions.rnn.n_step_rnn import n_step_rnn_impl
+
+    hx, xs, ws, bs = make_inputs(numpy, 1, n_layers=2)
+    cx = numpy.random.uniform(-1, 1, hx.shape)
+    seen = []
+
+    def step(x, h, c, w, b):
+        seen.append((len(x), id(w), id(b)))
+        return h + 1.0, c * 2.0  # the rows that run this step, shifted and scaled
+
+    hy, cy, ys = n_step_rnn_impl(step, 2, 0.0, hx, cx, ws, bs, xs, False)
+    # Layer 0 then layer 1, each over the steps of batch sizes 3, 3, 1, with its own weights.
+    assert seen == [(3, id(ws[0]), id(bs[0])), (3, id(ws[0]), id(bs[0])),
+                    (1, id(ws[0]), id(bs[0])), (3, id(ws[1]), id(bs[1])),
+                    (3, id(ws[1]), id(bs[1])), (1, id(ws[1]), id(bs[1]))]
+    # Row 0 runs three steps, rows 1 and 2 two; each layer starts from its own hx and cx.
+    steps = numpy.array([3, 2, 2])[:, None]
+    numpy.testing.assert_allclose(hy.array, hx + steps)
+    numpy.testing.assert_allclose(cy.array, cx * 2.0 ** steps)
+    numpy.testing.assert_allclose(ys[-1].array, (hx[1] + 3)[:1])

@@ -750,6 +750,9 @@ class Variable:
         """Fills the gradient with zeros (deprecated in Chainer: use :meth:`cleargrad`)."""
         warnings.warn("Variable.zerograd is deprecated. Use Variable.cleargrad instead.",
                       DeprecationWarning, stacklevel=1)
+        self._fill_grad_with_zeros()
+
+    def _fill_grad_with_zeros(self) -> None:
         if self._array is None:
             return
         grad_var = self._grad_var
@@ -1260,9 +1263,7 @@ class Parameter(Variable):
             from chainer_compat import initializers  # see __init__
             self._grad_initializer = initializers.Zero(getattr(self.initializer, "dtype", None))
             return
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # warned above, once
-            super().zerograd()
+        self._fill_grad_with_zeros()  # not zerograd(), which would warn a second time
 
     def initialize(self, shape: Any) -> None:
         """Creates the data (and gradient) array of the given shape with the initializer."""

@@ -41,13 +41,14 @@ def _tree_paths(tree):
     return paths
 
 
-def _hierarchical_reference(tree, x, t, W, gloss):  # noqa: N803
+def _hierarchical_reference(tree, x, t, W, gloss, codes_dtype=None):  # noqa: N803
     paths = _tree_paths(tree)
-    loss = x.dtype.type(0)
+    loss = x.dtype.type(0)  # a wider score makes it wider from the first example on
     gx, gW = numpy.zeros_like(x), numpy.zeros_like(W)  # noqa: N806
     for i, word in enumerate(t):
         nodes, signs = paths.get(int(word), ([], []))
-        nodes, signs = numpy.array(nodes, numpy.int32), numpy.array(signs, x.dtype)
+        nodes = numpy.array(nodes, numpy.int32)
+        signs = numpy.array(signs, codes_dtype or x.dtype)
         rows = W[nodes]
         scores = rows.dot(x[i]) * signs
         loss += numpy.sum(numpy.logaddexp(0.0, -scores))
@@ -83,6 +84,42 @@ def test_hierarchical_softmax_bits(dtype, use_function):
     loss.grad = gloss
     loss.backward()
     expected = _hierarchical_reference(tree, x, t, W, gloss)
+    _assert_same_bits((loss.array, x_var.grad, W_var.grad), expected)
+
+
+@pytest.mark.parametrize(("x_dtype", "codes_dtype"), [
+    (numpy.float32, numpy.float64), (numpy.float16, numpy.float32),
+    (numpy.float16, numpy.float64), (numpy.float32, numpy.float16)])
+@pytest.mark.parametrize("use_function", [False, True])
+def test_hierarchical_softmax_computes_in_the_wider_of_x_and_its_codes(x_dtype, codes_dtype,
+                                                                       use_function):
+    # The link's dtype is its codes' (Chainer: BinaryHierarchicalSoftmax(..., dtype=)); each
+    # score is multiplied by its code, so float64 codes make a float64 loss from float32 x.
+    rng = numpy.random.RandomState(1)
+    counts = {word: int(300 / (word + 1) ** 1.1) + 1 for word in range(30)}
+    tree = links.BinaryHierarchicalSoftmax.create_huffman_tree(counts)
+    with chainer.using_config("dtype", x_dtype):
+        link = links.BinaryHierarchicalSoftmax(6, tree, dtype=codes_dtype)
+    link.W.array[...] = rng.uniform(-1, 1, link.W.shape)
+    W = link.W.array.copy()  # noqa: N806
+    x = rng.uniform(-1, 1, (20, 6)).astype(x_dtype)
+    t = rng.randint(0, 30, 20).astype(numpy.int32)
+    x_var = chainer.Variable(x)
+    if use_function:
+        W_var = chainer.Variable(W.copy())  # noqa: N806
+        function = links.loss.hierarchical_softmax.BinaryHierarchicalSoftmaxFunction(
+            tree, codes_dtype)
+        loss = function(x_var, t, W_var)
+    else:
+        W_var = link.W  # noqa: N806
+        link.cleargrads()
+        loss = link(x_var, t)
+    wide = numpy.result_type(x_dtype, codes_dtype)
+    assert loss.dtype == wide
+    gloss = numpy.array(0.7, wide)
+    loss.grad = gloss
+    loss.backward()
+    expected = _hierarchical_reference(tree, x, t, W, gloss, codes_dtype)
     _assert_same_bits((loss.array, x_var.grad, W_var.grad), expected)
 
 

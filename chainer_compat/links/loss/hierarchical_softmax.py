@@ -18,6 +18,7 @@ from chainer_compat import backend, configuration, function, initializers, link,
 from chainer_compat.device_resident import DeviceResident, DeviceResidentsVisitor
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.functions._old_style import gradients_without_graph, records_a_graph
+from chainer_compat.functions.array.cast import cast
 from chainer_compat.functions.loss.negative_sampling import gathered_sigmoid_double_backward
 from chainer_compat.utils import type_check
 
@@ -193,18 +194,25 @@ def _signed_scores(x: Any, W: Any, examples: Any, nodes: Any, signs: Any) -> tup
     return rows, xp.matmul(rows, x[examples][:, :, None])[:, :, 0] * signs
 
 
+def _computed_in(x: Any, signs: Any) -> Any:
+    """The dtype the loss is computed and returned in: x's, or the signs' when wider, since
+    Chainer multiplies each score by its code (``dtype=float64`` makes a float64 loss)."""
+    return numpy.result_type(x.dtype, signs.dtype)
+
+
 def _path_loss(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any) -> Any:
     """The summed loss of padded per-example paths, in Chainer's order (NOTE [per-example
     order])."""
     xp = backend.get_array_module(x)
-    example_losses = xp.zeros(len(x), x.dtype)
-    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, x.dtype):
+    dtype = _computed_in(x, signs)
+    example_losses = xp.zeros(len(x), dtype)
+    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, dtype):
         _, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
         # log(1 + exp(-score)) at every step.
         example_losses[examples] = xp.logaddexp(0.0, -scores).sum(axis=1)
     if len(x) == 0:
-        return xp.zeros((), x.dtype)
-    return utils.force_array(xp.cumsum(example_losses)[-1], x.dtype)
+        return xp.zeros((), dtype)
+    return utils.force_array(xp.cumsum(example_losses)[-1], dtype)
 
 
 def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
@@ -215,7 +223,8 @@ def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
     gW = xp.zeros_like(W)
     step_examples, step_nodes, step_grads, step_order = [], [], [], []
     depth = nodes.shape[1]
-    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, x.dtype):
+    dtype = _computed_in(x, signs)
+    for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, dtype):
         rows, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
         grads = -gloss * group_signs / (1.0 + xp.exp(scores))
         gx[examples] = xp.matmul(grads[:, None, :], rows)[:, 0, :]
@@ -284,10 +293,19 @@ class _TreeLossGrad(FunctionNode):
         x, W, gloss = self.get_retained_inputs()
         xp = backend.get_array_module(x.array)
         on_path = xp.nonzero(self.loss.signs)
+        dtype = gloss.dtype  # the loss's: x's, or the signs' when wider (_computed_in)
         # The loss of a step is softplus(-sign * score): the shared form's sign is -sign.
         steps = (on_path[0], self.loss.nodes[on_path],
-                 -self.loss.signs[on_path].astype(x.dtype, copy=False))
-        return gathered_sigmoid_double_backward(x, W, gloss, steps, grad_outputs, indexes)
+                 -self.loss.signs[on_path].astype(dtype, copy=False))
+        if dtype == x.dtype:
+            return gathered_sigmoid_double_backward(x, W, gloss, steps, grad_outputs, indexes)
+        # Wider signs: differentiate in their dtype, as the first order was computed, and
+        # hand each input its gradient in its own dtype.
+        ggx, ggW = (None if g is None else cast(g, dtype) for g in grad_outputs)  # noqa: N806
+        grads = gathered_sigmoid_double_backward(cast(x, dtype), cast(W, dtype), gloss, steps,
+                                                 (ggx, ggW), indexes)
+        return tuple(None if grad is None else cast(grad, like.dtype)
+                     for grad, like in zip(grads, (x, W, gloss)))
 
 
 def _padded_tables(paths: dict[int, Any], codes: dict[int, Any],

@@ -242,3 +242,28 @@ def test_cupy_loss_and_gradients_match_numpys(cupy):
         results.append([to_cpu(array) for array in (loss.array, x.grad, link.W.grad)])
     for on_cpu, on_gpu in zip(*results, strict=True):
         numpy.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-10, atol=1e-12)
+
+
+def test_wider_codes_differentiate_twice_as_the_wide_loss_does():
+    # float64 codes on float32 inputs: the loss is float64 (as Chainer's), and its second
+    # order, taken in float64 and handed back in each input's dtype, is that of an all-float64
+    # link on the same values to float32 precision.
+    rng = numpy.random.RandomState(2)
+    x64 = rng.uniform(-1, 1, (4, 3))
+    t = numpy.array([0, 4, 2, 0], numpy.int32)
+    results = []
+    for input_dtype in (numpy.float32, numpy.float64):
+        with chainer.using_config("dtype", input_dtype):
+            link = BinaryHierarchicalSoftmax(3, TREE, dtype=numpy.float64)
+        link.W.array[...] = numpy.random.RandomState(3).normal(size=link.W.shape)
+        x = chainer.Variable(x64.astype(input_dtype))
+        loss = link(x, t)
+        assert loss.dtype == numpy.float64
+        gx, gW = chainer.grad([loss], [x, link.W], enable_double_backprop=True)  # noqa: N806
+        assert gx.dtype == gW.dtype == input_dtype
+        total = chainer.functions.sum(gx * gx) + chainer.functions.sum(gW * gW)
+        ggx, ggW = chainer.grad([total], [x, link.W])  # noqa: N806
+        assert ggx.dtype == ggW.dtype == input_dtype
+        results.append([loss.array, gx.array, gW.array, ggx.array, ggW.array])
+    for narrow, wide in zip(*results):
+        numpy.testing.assert_allclose(narrow, wide, rtol=1e-5, atol=1e-6)

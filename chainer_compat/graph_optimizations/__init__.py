@@ -1,6 +1,6 @@
 """Chainer's static-subgraph decorators, run define-by-run (NOTE [static chains run define-by-run]).
 
-Layer 8: imports the configuration only.
+Layer 8: imports its two modules (``static_graph`` imports the configuration and Link).
 """
 
 from chainer_compat.graph_optimizations import static_graph_utilities

@@ -84,10 +84,14 @@ def static_graph(*args: Any, **kwargs: Any) -> Any:
 def _run_define_by_run(func: Callable[..., Any], options: dict[str, Any]) -> Callable[..., Any]:
     minimize_cache_size = options.get("minimize_cache_size", False)  # Chainer's default here
     verbosity_level = options.get("verbosity_level", 0)
+    force_test_define_by_run = options.get("force_test_define_by_run", False)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if (config.use_static_graph and args and isinstance(args[0], Link)
+        # Chainer makes the manager when it would trace: static graphs on, and not a test-mode
+        # call of a chain that asked to run test mode define-by-run.
+        traced = config.use_static_graph and (config.train or not force_test_define_by_run)
+        if (traced and args and isinstance(args[0], Link)
                 and not hasattr(args[0], "schedule_manager")):
             args[0].schedule_manager = ScheduleManager(
                 minimize_cache_size=minimize_cache_size, verbosity_level=verbosity_level)

@@ -1,6 +1,6 @@
 """``static_code``: marks code a static chain must run on every call.
 
-Layer 8: imports the configuration only.
+Layer 8: imports nothing from chainer_compat.
 """
 
 from __future__ import annotations

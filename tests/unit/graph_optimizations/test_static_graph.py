@@ -89,6 +89,15 @@ def test_a_chain_gets_a_schedule_manager_on_its_first_call_while_static_graphs_a
     assert "schedule_manager" not in dict(model.namedlinks())
 
 
+def test_no_schedule_manager_for_test_mode_calls_that_run_define_by_run_in_chainer_too():
+    model = _mlp_class(static_graph(force_test_define_by_run=True))()
+    with chainer_compat.using_config("train", False):
+        model(numpy.zeros((1, 4), numpy.float32))
+    assert not hasattr(model, "schedule_manager")
+    model(numpy.zeros((1, 4), numpy.float32))
+    assert isinstance(model.schedule_manager, ScheduleManager)
+
+
 def test_no_schedule_manager_when_static_graphs_are_off():
     model = _mlp_class(static_graph)()
     with chainer_compat.using_config("use_static_graph", False):

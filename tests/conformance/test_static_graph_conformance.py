@@ -8,15 +8,11 @@ Chainer's schedule would replay. Runs where the Chainer 7.8.1 interpreter is set
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
 import sys
 
 import pytest
 
-CHAINER_PYTHON = pathlib.Path("/tmp/chvenv/bin/python")
+from tests.chainer_interpreter import CHAINER_PYTHON, last_json_line
 
 SCRIPT = r"""
 import json, sys
@@ -81,11 +77,7 @@ print(json.dumps({f"{dropout}-{static}": losses(dropout, static)
 
 
 def _losses(python, library):
-    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-                       OPENBLAS_CORETYPE="Prescott")
-    output = subprocess.run([str(python), "-c", SCRIPT, library], check=True,
-                            capture_output=True, text=True, env=environment).stdout
-    return json.loads(output.splitlines()[-1])
+    return last_json_line(python, ["-c", SCRIPT, library])
 
 
 @pytest.fixture(scope="module")

@@ -13,26 +13,20 @@ bundles pick different kernels for this CPU by themselves, and the VAE's first p
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
 
+from tests.chainer_interpreter import CHAINER_PYTHON, last_json_line
+
 SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "data" / "whole_models" / "train_steps.py"
-CHAINER_PYTHON = pathlib.Path("/tmp/chvenv/bin/python")
 MODELS = ["wgan_gp", "resnet", "negative_sampling", "hierarchical_softmax", "seq2seq", "vae",
           "cnn", "gan", "lstm", "mlp"]
 
 
 def _losses(python, library):
-    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-                       OPENBLAS_CORETYPE="Prescott")
-    output = subprocess.run([str(python), str(SCRIPT), library], check=True,
-                            capture_output=True, text=True, env=environment).stdout
-    return json.loads(output.splitlines()[-1])
+    return last_json_line(python, [str(SCRIPT), library])
 
 
 @pytest.fixture(scope="module")

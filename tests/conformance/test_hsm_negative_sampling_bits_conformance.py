@@ -52,7 +52,11 @@ def _hierarchical_reference(tree, x, t, W, gloss, codes_dtype=None):  # noqa: N8
         rows = W[nodes]
         scores = rows.dot(x[i]) * signs
         loss += numpy.sum(numpy.logaddexp(0.0, -scores))
-        g = -gloss * signs / (1.0 + numpy.exp(scores))
+        # NumPy 1 (Chainer's) took the 0-d gloss for a scalar: -gloss * signs is in the
+        # signs' dtype when gloss fits it. Spelled out, so that either NumPy gives Chainer's.
+        coefficient_dtype = numpy.promote_types(numpy.min_scalar_type(-gloss), signs.dtype)
+        g = (numpy.asarray(-gloss).astype(coefficient_dtype) * signs.astype(coefficient_dtype)
+             / (1.0 + numpy.exp(scores)))
         gx[i] = g.dot(rows)
         gW[nodes] += g[:, None] * x[i][None, :]
     return numpy.array(loss), gx, gW
@@ -91,10 +95,12 @@ def test_hierarchical_softmax_bits(dtype, use_function):
     (numpy.float32, numpy.float64), (numpy.float16, numpy.float32),
     (numpy.float16, numpy.float64), (numpy.float32, numpy.float16)])
 @pytest.mark.parametrize("use_function", [False, True])
+@pytest.mark.parametrize("empty", [False, True])
 def test_hierarchical_softmax_computes_in_the_wider_of_x_and_its_codes(x_dtype, codes_dtype,
-                                                                       use_function):
+                                                                       use_function, empty):
     # The link's dtype is its codes' (Chainer: BinaryHierarchicalSoftmax(..., dtype=)); each
-    # score is multiplied by its code, so float64 codes make a float64 loss from float32 x.
+    # score is multiplied by its code, so float64 codes make a float64 loss from float32 x
+    # (an empty batch's stays in x's dtype: Chainer's running total starts there).
     rng = numpy.random.RandomState(1)
     counts = {word: int(300 / (word + 1) ** 1.1) + 1 for word in range(30)}
     tree = links.BinaryHierarchicalSoftmax.create_huffman_tree(counts)
@@ -102,8 +108,9 @@ def test_hierarchical_softmax_computes_in_the_wider_of_x_and_its_codes(x_dtype, 
         link = links.BinaryHierarchicalSoftmax(6, tree, dtype=codes_dtype)
     link.W.array[...] = rng.uniform(-1, 1, link.W.shape)
     W = link.W.array.copy()  # noqa: N806
-    x = rng.uniform(-1, 1, (20, 6)).astype(x_dtype)
-    t = rng.randint(0, 30, 20).astype(numpy.int32)
+    batch = 0 if empty else 20
+    x = rng.uniform(-1, 1, (batch, 6)).astype(x_dtype)
+    t = rng.randint(0, 30, batch).astype(numpy.int32)
     x_var = chainer.Variable(x)
     if use_function:
         W_var = chainer.Variable(W.copy())  # noqa: N806
@@ -114,7 +121,7 @@ def test_hierarchical_softmax_computes_in_the_wider_of_x_and_its_codes(x_dtype, 
         W_var = link.W  # noqa: N806
         link.cleargrads()
         loss = link(x_var, t)
-    wide = numpy.result_type(x_dtype, codes_dtype)
+    wide = numpy.dtype(x_dtype) if empty else numpy.result_type(x_dtype, codes_dtype)
     assert loss.dtype == wide
     gloss = numpy.array(0.7, wide)
     loss.grad = gloss

@@ -196,8 +196,23 @@ def _signed_scores(x: Any, W: Any, examples: Any, nodes: Any, signs: Any) -> tup
 
 def _computed_in(x: Any, signs: Any) -> Any:
     """The dtype the loss is computed and returned in: x's, or the signs' when wider, since
-    Chainer multiplies each score by its code (``dtype=float64`` makes a float64 loss)."""
+    Chainer multiplies each score by its code (``dtype=float64`` makes a float64 loss). Its
+    running total starts in x's dtype, so an empty batch's loss stays in x's."""
     return numpy.result_type(x.dtype, signs.dtype)
+
+
+def _signed_coefficients(gloss: Any, signs: Any) -> Any:
+    """``-gloss * signs`` as Chainer's CPU code computed it on NumPy 1, where a 0-d ``gloss``
+    counted as a scalar: the product is in the signs' (codes') dtype when ``gloss``'s value
+    fits it, so narrower codes round ``gloss`` first (value-based casting, which NumPy 2
+    dropped). The signs are +1, -1 or 0, so only that rounding can differ."""
+    xp = backend.get_array_module(gloss)
+    negated = -gloss
+    if xp is numpy and negated.ndim == 0:
+        dtype = numpy.promote_types(numpy.min_scalar_type(negated), signs.dtype)
+    else:
+        dtype = numpy.result_type(negated.dtype, signs.dtype)
+    return negated.astype(dtype, copy=False) * signs.astype(dtype, copy=False)
 
 
 def _path_loss(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any) -> Any:
@@ -211,7 +226,7 @@ def _path_loss(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any) -> Any:
         # log(1 + exp(-score)) at every step.
         example_losses[examples] = xp.logaddexp(0.0, -scores).sum(axis=1)
     if len(x) == 0:
-        return xp.zeros((), dtype)
+        return xp.zeros((), x.dtype)
     return utils.force_array(xp.cumsum(example_losses)[-1], dtype)
 
 
@@ -226,7 +241,8 @@ def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
     dtype = _computed_in(x, signs)
     for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, dtype):
         rows, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
-        grads = -gloss * group_signs / (1.0 + xp.exp(scores))
+        grads = (_signed_coefficients(gloss, signs[examples, :group_nodes.shape[1]])
+                 / (1.0 + xp.exp(scores)))
         gx[examples] = xp.matmul(grads[:, None, :], rows)[:, 0, :]
         length = group_nodes.shape[1]
         step_examples.append(xp.repeat(examples, length))

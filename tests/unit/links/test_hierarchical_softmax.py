@@ -259,11 +259,13 @@ def test_wider_codes_differentiate_twice_as_the_wide_loss_does():
         x = chainer.Variable(x64.astype(input_dtype))
         loss = link(x, t)
         assert loss.dtype == numpy.float64
-        gx, gW = chainer.grad([loss], [x, link.W], enable_double_backprop=True)  # noqa: N806
+        gloss = chainer.Variable(numpy.array(0.7))  # the loss's dtype, float64 either way
+        gx, gW = chainer.grad([loss], [x, link.W], grad_outputs=[gloss],  # noqa: N806
+                              enable_double_backprop=True)
         assert gx.dtype == gW.dtype == input_dtype
         total = chainer.functions.sum(gx * gx) + chainer.functions.sum(gW * gW)
-        ggx, ggW = chainer.grad([total], [x, link.W])  # noqa: N806
-        assert ggx.dtype == ggW.dtype == input_dtype
-        results.append([loss.array, gx.array, gW.array, ggx.array, ggW.array])
+        ggx, ggW, ggloss = chainer.grad([total], [x, link.W, gloss])  # noqa: N806
+        assert ggx.dtype == ggW.dtype == input_dtype and ggloss.dtype == numpy.float64
+        results.append([loss.array, gx.array, gW.array, ggx.array, ggW.array, ggloss.array])
     for narrow, wide in zip(*results):
         numpy.testing.assert_allclose(narrow, wide, rtol=1e-5, atol=1e-6)

@@ -407,11 +407,15 @@ class ChainerxDevice(Device):
         """Returns None: no array is a ChainerX array here."""
 
 
+# compat: Chainer's first line where iDeep is not installed, which code may match.
+_IDEEP_UNAVAILABLE = f"iDeep is not available.\nReason: {_UNSUPPORTED_BACKEND}"
+
+
 class Intel64Device(Device):
     """Placeholder for Chainer's iDeep device; constructing it raises RuntimeError."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(f"Intel64Device is not available: {_UNSUPPORTED_BACKEND}")
+        raise RuntimeError(_IDEEP_UNAVAILABLE)
 
     @staticmethod
     def from_array(array: Any) -> None:
@@ -446,8 +450,7 @@ def _device_from_string(device_spec: str) -> Device:
                 f"{device_spec!r}.") from None
         return GpuDevice.from_device_id(device_id)
     if module_name == "intel64" and not colon:
-        raise RuntimeError(f"Device specifier {device_spec!r} is not supported. "
-                           f"{_UNSUPPORTED_BACKEND}")
+        raise RuntimeError(_IDEEP_UNAVAILABLE)
     raise ValueError(
         f"Device specifiers starting with '@' must be followed by a module name and depending on "
         f"the module, module specific precise device specifiers: '@numpy' or '@cupy:N', got "

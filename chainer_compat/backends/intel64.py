@@ -9,14 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chainer_compat.backend import Intel64Device
+from chainer_compat.backend import _IDEEP_UNAVAILABLE, Intel64Device
 
 __all__ = ["Intel64Device", "check_ideep_available", "inputs_all_ready", "is_ideep_available",
            "mdarray", "should_use_ideep"]
 
 _LEVELS = ("==always", ">=auto")
-_UNAVAILABLE = ("iDeep is not available.\nReason: chainer_compat does not support iDeep; NumPy "
-                "(the '@numpy' device) runs the same code on the CPU.")
 
 
 class mdarray:  # noqa: N801 -- Chainer's (and iDeep's) name
@@ -38,7 +36,7 @@ def check_ideep_available() -> None:
     Raises:
         RuntimeError: Always; the message starts with Chainer's ``iDeep is not available.``
     """
-    raise RuntimeError(_UNAVAILABLE)
+    raise RuntimeError(_IDEEP_UNAVAILABLE)
 
 
 def should_use_ideep(level: str) -> bool:

@@ -17,10 +17,14 @@ __all__ = ["static_code", "static_forward_optimizations"]
 # replays the schedule instead of running __call__; code outside @static_code functions runs
 # only while a schedule is built. chainer_compat runs every call define-by-run, which is what
 # Chainer does with ``config.use_static_graph`` False: the same functions on the same arrays,
-# so the same values and gradients, with three visible differences, all towards plain Python:
-# code outside @static_code runs on every call; a @static_code function runs once per call
-# (Chainer's runs twice on a call that builds a schedule); and random functions draw afresh on
-# every call (Chainer's schedule replays the mask dropout drew while the schedule was built).
+# so the same values and gradients. Where Chainer's schedule differs from its own
+# define-by-run, ours follows the define-by-run: code outside @static_code runs on every call;
+# a @static_code function, or a function with side effects such as batch normalization's
+# running statistics, runs once per call (Chainer's runs twice on a call that builds a
+# schedule); and random functions draw afresh on every call (Chainer's schedule replays the
+# mask dropout drew while the schedule was built). Chainer refuses a static chain inside
+# another (RuntimeError) and the decorator on a Link that is not a Chain (AssertionError);
+# both simply run here.
 
 
 def static_code(*args: Any, **kwargs: Any) -> Any:

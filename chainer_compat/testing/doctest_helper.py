@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from typing import Any
 
 __all__ = ["skipif", "skipif_not_enough_cuda_devices", "skipif_requires_satisfied"]
 
@@ -35,21 +36,40 @@ def skipif_requires_satisfied(*requirements: str) -> bool:
         requirements: Requirement strings, such as ``'scipy>=1.0'``.
 
     Returns:
-        ``skipif(True)`` when every requirement is installed at a version it admits, else False.
-        Compat: Chainer also resolves each requirement's own dependencies; only the named
-        distributions are checked here.
+        ``skipif(True)`` when every requirement is installed at a version it admits, with the
+        extras it names (which the distribution must offer, their own requirements installed
+        too), else False. Compat: Chainer also resolves the requirements' requirements in
+        turn; here one level is checked.
     """
     from packaging.requirements import Requirement  # pytest's dependency; only needed here
 
-    for text in requirements:
-        requirement = Requirement(text)
-        try:
-            version = importlib.metadata.version(requirement.name)
-        except importlib.metadata.PackageNotFoundError:
-            return False
-        if not requirement.specifier.contains(version, prereleases=True):
-            return False
-    return skipif(True)
+    return skipif(all(_installed(Requirement(text), follow_extras=True)
+                      for text in requirements))
+
+
+def _installed(requirement: Any, follow_extras: bool) -> bool:
+    """Whether ``requirement`` is installed at an admitted version (and, when
+    ``follow_extras``, with its extras offered and their requirements installed)."""
+    from packaging.requirements import Requirement
+
+    try:
+        distribution = importlib.metadata.distribution(requirement.name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    if not requirement.specifier.contains(distribution.version, prereleases=True):
+        return False
+    if not (follow_extras and requirement.extras):
+        return True
+    offered = set(distribution.metadata.get_all("Provides-Extra") or ())
+    if not requirement.extras <= offered:
+        return False
+    for text in distribution.requires or ():
+        needed = Requirement(text)
+        if needed.marker is not None and any(needed.marker.evaluate({"extra": extra})
+                                             for extra in requirement.extras):
+            if not _installed(needed, follow_extras=False):
+                return False
+    return True
 
 
 def skipif_not_enough_cuda_devices(device_count: int) -> bool:

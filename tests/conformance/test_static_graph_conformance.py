@@ -1,9 +1,11 @@
 """Static chains train as on Chainer 7.8.1 (NOTE [static chains run define-by-run]).
 
 A chain whose ``__call__`` is marked ``@static_graph`` trains, under ``Adam``, to Chainer's
-losses bit for bit: with static graphs on or off when the chain draws no random numbers, and to
-Chainer's define-by-run losses (``use_static_graph`` False) when it uses dropout, whose mask
-Chainer's schedule would replay. Runs where the Chainer 7.8.1 interpreter is set up.
+losses bit for bit: with static graphs on or off when the chain is made of stateless,
+non-random functions, and to Chainer's define-by-run losses (``use_static_graph`` False) when
+it uses dropout, whose mask Chainer's schedule would replay, or batch normalization, whose
+running statistics Chainer's schedule-building call updates twice. Runs where the Chainer
+7.8.1 interpreter is set up.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ from chainer import static_code, static_graph
 
 
 class MLP(chainer.Chain):
-    def __init__(self, dropout):
+    def __init__(self, variant):
         super().__init__()
         with self.init_scope():
             self.l1 = L.Linear(20, 30)
             self.l2 = L.Linear(30, 30)
             self.l3 = L.Linear(30, 5)
-        self.dropout = dropout
+            if variant == "batchnorm":
+                self.bn = L.BatchNormalization(30)
+        self.variant = variant
         self.side_effects = 0
 
     @static_code
@@ -45,14 +49,16 @@ class MLP(chainer.Chain):
     def __call__(self, x):
         self.count()
         h = F.relu(self.l1(x))
-        if self.dropout:
+        if self.variant == "dropout":
             h = F.dropout(h, 0.3)
+        elif self.variant == "batchnorm":
+            h = self.bn(h)
         return self.l3(F.relu(self.l2(h)))
 
 
-def losses(dropout, static):
+def losses(variant, static):
     numpy.random.seed(0)
-    model = L.Classifier(MLP(dropout))
+    model = L.Classifier(MLP(variant))
     optimizer = chainer.optimizers.Adam()
     optimizer.setup(model)
     rng = numpy.random.RandomState(1)
@@ -71,8 +77,9 @@ def losses(dropout, static):
     return result
 
 
-print(json.dumps({f"{dropout}-{static}": losses(dropout, static)
-                  for dropout in (False, True) for static in (False, True)}))
+print(json.dumps({f"{variant}-{static}": losses(variant, static)
+                  for variant in ("plain", "dropout", "batchnorm")
+                  for static in (False, True)}))
 """
 
 
@@ -88,14 +95,17 @@ def both():
 
 
 @pytest.mark.parametrize("static", [False, True])
-def test_a_static_chain_without_random_functions_trains_to_chainers_losses(both, static):
+def test_a_static_chain_of_stateless_functions_trains_to_chainers_losses(both, static):
     ours, chainers = both
-    assert ours[f"False-{static}"] == chainers[f"False-{static}"]
-    assert len(set(ours[f"False-{static}"])) == 5  # the steps change the model
+    assert ours[f"plain-{static}"] == chainers[f"plain-{static}"]
+    assert len(set(ours[f"plain-{static}"])) == 5  # the steps change the model
 
 
-def test_a_static_chain_with_dropout_trains_to_chainers_define_by_run_losses(both):
+@pytest.mark.parametrize("variant", ["dropout", "batchnorm"])
+def test_a_static_chain_with_dropout_or_batchnorm_trains_to_chainers_define_by_run_losses(
+        both, variant):
     ours, chainers = both
-    assert ours["True-True"] == ours["True-False"] == chainers["True-False"]
-    # Chainer's schedule replays the first dropout mask, so its static run differs.
-    assert chainers["True-True"] != chainers["True-False"]
+    assert ours[f"{variant}-True"] == ours[f"{variant}-False"] == chainers[f"{variant}-False"]
+    # Chainer's schedule replays the first dropout mask, or updates batch normalization's
+    # statistics twice on the call that builds it, so its static run differs.
+    assert chainers[f"{variant}-True"] != chainers[f"{variant}-False"]

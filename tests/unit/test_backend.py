@@ -235,6 +235,14 @@ def test_placeholder_devices_of_unsupported_backends_refuse_construction() -> No
         assert device_class.from_array(numpy.zeros(1)) is None
 
 
+@pytest.mark.parametrize("make", [backend.Intel64Device, lambda: backend.get_device("@intel64")])
+def test_the_ideep_device_is_refused_with_chainers_first_line(make) -> None:
+    # Chainer, where iDeep is not installed, says "iDeep is not available." first.
+    with pytest.raises(RuntimeError) as info:
+        make()
+    assert str(info.value).splitlines()[0] == "iDeep is not available."
+
+
 def test_get_device_from_array_is_cpu_for_numpy_and_does_not_unwrap() -> None:
     x = numpy.zeros(1)
     assert backend.get_device_from_array(x) == backend.CpuDevice()

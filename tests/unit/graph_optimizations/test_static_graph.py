@@ -98,6 +98,14 @@ def test_no_schedule_manager_for_test_mode_calls_that_run_define_by_run_in_chain
     assert isinstance(model.schedule_manager, ScheduleManager)
 
 
+def test_the_bare_decorators_manager_keeps_chainers_defaults():
+    model = _mlp_class(static_graph)()
+    model(numpy.zeros((1, 4), numpy.float32))
+    # Chainer's decorator passes minimize_cache_size=False unless told otherwise.
+    assert (model.schedule_manager.minimize_cache_size,
+            model.schedule_manager.verbosity_level) == (False, 0)
+
+
 def test_no_schedule_manager_when_static_graphs_are_off():
     model = _mlp_class(static_graph)()
     with chainer_compat.using_config("use_static_graph", False):

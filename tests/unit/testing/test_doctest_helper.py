@@ -27,6 +27,28 @@ def test_requirements_skip_only_when_all_are_installed_at_an_admitted_version(mo
         "numpy", "a-distribution-that-is-not-installed") is False
 
 
+def test_requirements_with_extras_need_the_extras_offered_and_installed(monkeypatch):
+    monkeypatch.delenv("READTHEDOCS", raising=False)
+    assert doctest_helper.skipif_requires_satisfied("numpy[an-extra-numpy-lacks]") is False
+
+    class Metadata:
+        def get_all(self, key):
+            return ["arrays", "exotic"] if key == "Provides-Extra" else None
+
+    class Distribution:  # what importlib.metadata knows of an installed "toolkit"
+        version = "2.0"
+        metadata = Metadata()
+        requires = ["numpy; extra == 'arrays'", "not-installed-anywhere>=1; extra == 'exotic'"]
+
+    real = importlib.metadata.distribution
+    monkeypatch.setattr(importlib.metadata, "distribution",
+                        lambda name: Distribution() if name == "toolkit" else real(name))
+    assert doctest_helper.skipif_requires_satisfied("toolkit[arrays]>=2") is True
+    assert doctest_helper.skipif_requires_satisfied("toolkit[exotic]") is False
+    assert doctest_helper.skipif_requires_satisfied("toolkit[missing]") is False
+    assert doctest_helper.skipif_requires_satisfied("toolkit[arrays]>=3") is False
+
+
 @pytest.mark.parametrize(("limit", "needed", "skip"), [
     (None, 8, False), ("-1", 8, False), ("1", 2, True), ("2", 2, False), ("0", 1, True)])
 def test_cuda_device_count_skips_follow_the_test_gpu_limit(monkeypatch, limit, needed, skip):

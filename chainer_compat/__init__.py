@@ -40,6 +40,7 @@ from chainer_compat import (
 )
 from chainer_compat._alias import install_as_chainer
 from chainer_compat._engine import backward
+from chainer_compat._numpy1_aliases import install_numpy1_aliases
 from chainer_compat._runtime_info import print_runtime_info
 from chainer_compat.backend import (
     get_array_types,
@@ -112,10 +113,10 @@ __all__ = [
     "function_hooks", "functions", "get_array_types", "get_compute_mode", "get_cpu_array_types",
     "get_current_reporter", "get_device", "get_dtype", "get_function_hooks", "global_config",
     "grad", "gradient_check", "graph_optimizations", "initializer", "initializers",
-    "install_as_chainer", "is_arrays_compatible", "is_debug", "iterators", "kl_divergence", "link",
-    "link_hooks", "links", "mixed16", "no_backprop_mode", "optimizer", "optimizer_hooks",
-    "optimizers", "porting", "print_runtime_info", "register_kl", "report", "report_scope",
-    "reporter", "serializer", "serializers", "set_debug", "should_use_cudnn",
+    "install_as_chainer", "install_numpy1_aliases", "is_arrays_compatible", "is_debug", "iterators",
+    "kl_divergence", "link", "link_hooks", "links", "mixed16", "no_backprop_mode", "optimizer",
+    "optimizer_hooks", "optimizers", "porting", "print_runtime_info", "register_kl", "report",
+    "report_scope", "reporter", "serializer", "serializers", "set_debug", "should_use_cudnn",
     "should_use_cudnn_tensor_core", "static_code", "static_graph", "training", "using_config",
     "using_device", "warnings",
 ]

@@ -1,6 +1,6 @@
 """The command line: ``python -m chainer_compat SCRIPT [ARGS...]`` runs a Chainer script unmodified
 with chainer_compat installed as ``chainer``; ``python -m chainer_compat check PATH...`` prints the
-porting report. Top layer: imports ``_alias`` and ``_porting``.
+porting report. Top layer: imports ``_alias``, ``_numpy1_aliases`` and ``_porting``.
 """
 
 from __future__ import annotations
@@ -15,21 +15,26 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType, TracebackType
 
-from chainer_compat import _porting
+from chainer_compat import _numpy1_aliases, _porting
 from chainer_compat._alias import install_as_chainer
 
 _PROGRAM = "python -m chainer_compat"
 
 USAGE = f"""\
-usage: {_PROGRAM} SCRIPT [ARGS...]      run a Chainer script as `python SCRIPT` would,
+usage: {_PROGRAM} [--numpy1-aliases] SCRIPT [ARGS...]
+                                                run a Chainer script as `python SCRIPT` would,
                                                 with chainer_compat installed as `chainer`
-       {_PROGRAM} -m MODULE [ARGS...]   the same for a module (e.g. `-m pytest tests/`)
+       {_PROGRAM} [--numpy1-aliases] -m MODULE [ARGS...]
+                                                the same for a module (e.g. `-m pytest tests/`)
        {_PROGRAM} check [--json] PATH...
                                                 list the Chainer names a code base uses and
                                                 whether chainer_compat has each (never runs it)
 
+--numpy1-aliases puts back the NumPy 1 names NumPy 2 removed (numpy.float, numpy.asscalar,
+numpy.NaN, ...) for the run, so code written against NumPy 1 runs unmodified too.
 A script named `check` runs as `{_PROGRAM} ./check`.
 """
+_NUMPY1_OPTION = "--numpy1-aliases"
 
 _THIS_FILE = os.path.realpath(__file__)
 
@@ -45,10 +50,17 @@ def _user_traceback(traceback: TracebackType | None) -> TracebackType | None:
 
 
 def _report_uncaught(error: BaseException) -> int:
-    """Prints ``error`` as the interpreter would and returns the exit status it would give."""
+    """Prints ``error`` as the interpreter would and returns the exit status it would give;
+    for a NumPy 1 name NumPy 2 removed, then says how to run the code all the same."""
     traceback = _user_traceback(error.__traceback__)
     # The default hook prints error.__traceback__ and ignores its argument when that is set.
     sys.excepthook(type(error), error.with_traceback(traceback), traceback)
+    name = _numpy1_aliases.removed_numpy_name(error)
+    if name is not None:
+        print(f"\n{_PROGRAM}: `numpy.{name}` is a NumPy 1 name that NumPy 2 removed. Run with "
+              f"`{_PROGRAM} {_NUMPY1_OPTION} ...` to put such names back, or write "
+              f"`{_numpy1_aliases.replacement_for(name)}` instead (ruff's NPY201 rule finds "
+              "and rewrites them all).", file=sys.stderr)
     if isinstance(error, KeyboardInterrupt) and hasattr(signal, "SIGINT") and os.name == "posix":
         # Like the interpreter: die by SIGINT, so a calling shell sees an interrupted child.
         sys.stdout.flush()
@@ -134,6 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(USAGE)
         return 2
     command = args[0]
+    if command == _NUMPY1_OPTION:
+        _numpy1_aliases.install_numpy1_aliases()
+        args = args[1:]
+        if not args or args[0] in ("check", "-h", "--help"):
+            sys.stderr.write(f"{_PROGRAM}: {_NUMPY1_OPTION} needs a SCRIPT or -m MODULE to "
+                             f"run\n\n{USAGE}")
+            return 2
+        command = args[0]
     if command in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0

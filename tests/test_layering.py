@@ -11,7 +11,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "chainer_compat"
 
 # Lowest first; a module may import (at module level) only from its own layer or below.
 LAYERS = {
-    "configuration": 0, "_typing": 0, "types": 0, "warnings": 0, "_runtime_info": 0,
+    "configuration": 0, "_typing": 0, "_numpy1_aliases": 0, "types": 0, "warnings": 0,
+    "_runtime_info": 0,
     "backend": 1, "_backend": 1, "backends": 1, "cuda": 1, "utils": 1, "device_resident": 1,
     "utils.type_check": 2, "function_hook": 2, "link_hook": 2, "initializer": 2, "initializers": 2,
     "variable": 3,

@@ -166,7 +166,7 @@ def test_no_arguments_print_usage_and_give_2():
     stderr = io.StringIO()
     with redirect_stderr(stderr):
         assert cli.main([]) == 2
-    assert "usage: python -m chainer_compat SCRIPT" in stderr.getvalue()
+    assert "usage: python -m chainer_compat [--numpy1-aliases] SCRIPT" in stderr.getvalue()
 
 
 def test_help_prints_usage_and_gives_0():

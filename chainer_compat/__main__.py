@@ -35,6 +35,10 @@ numpy.NaN, ...) for the run, so code written against NumPy 1 runs unmodified too
 A script named `check` runs as `{_PROGRAM} ./check`.
 """
 _NUMPY1_OPTION = "--numpy1-aliases"
+# Modules of the packages Chainer 7.8.1 required, which code of its time imports as if they
+# came with Chainer -> the extra of chainer_compat's that installs them.
+_CHAINERS_DEPENDENCIES = {"six": "legacy", "filelock": "legacy", "typing_extensions": "legacy",
+                          "google": "caffe", "google.protobuf": "caffe"}
 
 _THIS_FILE = os.path.realpath(__file__)
 
@@ -55,6 +59,11 @@ def _report_uncaught(error: BaseException) -> int:
     traceback = _user_traceback(error.__traceback__)
     # The default hook prints error.__traceback__ and ignores its argument when that is set.
     sys.excepthook(type(error), error.with_traceback(traceback), traceback)
+    missing = error.name if isinstance(error, ModuleNotFoundError) and error.name else ""
+    extra = _CHAINERS_DEPENDENCIES.get(missing)
+    if extra is not None:
+        print(f"\n{_PROGRAM}: `{missing}` came with Chainer 7.8.1, which installed it with "
+              f"itself; `pip install 'chainer_compat[{extra}]'` installs it.", file=sys.stderr)
     name = _numpy1_aliases.removed_numpy_name(error)
     if name is not None:
         print(f"\n{_PROGRAM}: `numpy.{name}` is a NumPy 1 name that NumPy 2 removed. Run with "

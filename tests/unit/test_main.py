@@ -190,3 +190,23 @@ def test_check_dispatches_to_the_porting_report(tmp_path):
         assert cli.main(["check", "--json", str(tmp_path)]) == 0
     names = {row["name"] for row in json.loads(stdout.getvalue())["names"]}
     assert names == {"chainer", "chainer.Variable"}
+
+
+@pytest.mark.parametrize(("module", "extra"), [("six", "legacy"), ("filelock", "legacy"),
+                                               ("google.protobuf", "caffe")])
+def test_a_missing_package_chainer_installed_names_the_extra_that_installs_it(tmp_path, module,
+                                                                             extra):
+    script = write(tmp_path / "needs.py", f"""\
+        raise ModuleNotFoundError("No module named {module!r}", name={module!r})
+    """)
+    result = run_cli(str(script), cwd=tmp_path)
+    assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
+    assert f"`{module}` came with Chainer 7.8.1" in result.stderr
+    assert f"pip install 'chainer_compat[{extra}]'" in result.stderr
+
+
+def test_other_missing_modules_get_no_such_hint(tmp_path):
+    script = write(tmp_path / "needs.py", "import a_module_no_one_has\n")
+    result = run_cli(str(script), cwd=tmp_path)
+    assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
+    assert "came with Chainer" not in result.stderr

@@ -30,15 +30,16 @@ usage: {_PROGRAM} [--numpy1-aliases] SCRIPT [ARGS...]
                                                 list the Chainer names a code base uses and
                                                 whether chainer_compat has each (never runs it)
 
---numpy1-aliases puts back the NumPy 1 names NumPy 2 removed (numpy.float, numpy.asscalar,
-numpy.NaN, ...) for the run, so code written against NumPy 1 runs unmodified too.
+--numpy1-aliases puts back the NumPy 1 names NumPy has since removed (numpy.float,
+numpy.asscalar, numpy.NaN, ...) for the run, so code written against NumPy 1 runs too.
 A script named `check` runs as `{_PROGRAM} ./check`.
 """
 _NUMPY1_OPTION = "--numpy1-aliases"
 # Modules of the packages Chainer 7.8.1 required, which code of its time imports as if they
-# came with Chainer -> the extra of chainer_compat's that installs them.
-_CHAINERS_DEPENDENCIES = {"six": "legacy", "filelock": "legacy", "typing_extensions": "legacy",
-                          "google": "caffe", "google.protobuf": "caffe"}
+# came with Chainer -> the package that installs them.
+_CHAINERS_DEPENDENCIES = {"six": "six", "filelock": "filelock",
+                          "typing_extensions": "typing-extensions",
+                          "google.protobuf": "protobuf"}
 
 _THIS_FILE = os.path.realpath(__file__)
 
@@ -55,27 +56,46 @@ def _user_traceback(traceback: TracebackType | None) -> TracebackType | None:
 
 def _report_uncaught(error: BaseException) -> int:
     """Prints ``error`` as the interpreter would and returns the exit status it would give;
-    for a NumPy 1 name NumPy 2 removed, then says how to run the code all the same."""
+    for a NumPy 1 name NumPy has since removed, or a package Chainer installed with itself,
+    then says how to run the code all the same."""
     traceback = _user_traceback(error.__traceback__)
     # The default hook prints error.__traceback__ and ignores its argument when that is set.
     sys.excepthook(type(error), error.with_traceback(traceback), traceback)
-    missing = error.name if isinstance(error, ModuleNotFoundError) and error.name else ""
-    extra = _CHAINERS_DEPENDENCIES.get(missing)
-    if extra is not None:
-        print(f"\n{_PROGRAM}: `{missing}` came with Chainer 7.8.1, which installed it with "
-              f"itself; `pip install 'chainer_compat[{extra}]'` installs it.", file=sys.stderr)
-    name = _numpy1_aliases.removed_numpy_name(error)
-    if name is not None:
-        print(f"\n{_PROGRAM}: `numpy.{name}` is a NumPy 1 name that NumPy 2 removed. Run with "
-              f"`{_PROGRAM} {_NUMPY1_OPTION} ...` to put such names back, or write "
-              f"`{_numpy1_aliases.replacement_for(name)}` instead (ruff's NPY201 rule finds "
-              "and rewrites them all).", file=sys.stderr)
+    for hint in (_missing_package_hint(error), _numpy1_hint(error)):
+        if hint is not None:
+            print(f"\n{_PROGRAM}: {hint}", file=sys.stderr)
     if isinstance(error, KeyboardInterrupt) and hasattr(signal, "SIGINT") and os.name == "posix":
         # Like the interpreter: die by SIGINT, so a calling shell sees an interrupted child.
         sys.stdout.flush()
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return 1
+
+
+def _missing_package_hint(error: BaseException) -> str | None:
+    """For a package Chainer 7.8.1 installed with itself, which one installs the module."""
+    name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    package = _CHAINERS_DEPENDENCIES.get(name) if isinstance(name, str) else None
+    if package is None:
+        return None
+    return (f"`{name}` came with Chainer 7.8.1, which installed {package} with itself: "
+            f"`pip install {package}` installs it (chainer_compat's `legacy` and `caffe` "
+            "extras list what Chainer installed).")
+
+
+def _numpy1_hint(error: BaseException) -> str | None:
+    """For a NumPy 1 name NumPy has since removed, how to run the code all the same."""
+    name = _numpy1_aliases.removed_numpy_name(error)
+    if name is None:
+        return None
+    if _numpy1_aliases.installed():
+        return (f"`numpy.{name}` was put back in this process, but processes it started with "
+                "spawn or forkserver do not inherit that: call "
+                "chainer_compat.install_numpy1_aliases() in them too.")
+    return (f"`numpy.{name}` is a NumPy 1 name that NumPy has since removed. Run with "
+            f"`{_PROGRAM} {_NUMPY1_OPTION} ...` to put such names back, or write "
+            f"`{_numpy1_aliases.replacement_for(name)}` instead (ruff's NPY001 and NPY201 "
+            "rules find most of them).")
 
 
 def run_script(path: str, args: Sequence[str]) -> int:
@@ -154,15 +174,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args:
         sys.stderr.write(USAGE)
         return 2
-    command = args[0]
-    if command == _NUMPY1_OPTION:
-        _numpy1_aliases.install_numpy1_aliases()
+    numpy1_aliases = False
+    while args and args[0] == _NUMPY1_OPTION:
+        numpy1_aliases = True
         args = args[1:]
-        if not args or args[0] in ("check", "-h", "--help"):
-            sys.stderr.write(f"{_PROGRAM}: {_NUMPY1_OPTION} needs a SCRIPT or -m MODULE to "
-                             f"run\n\n{USAGE}")
-            return 2
-        command = args[0]
+    if numpy1_aliases and (not args or args[0] == "check"):
+        sys.stderr.write(f"{_PROGRAM}: {_NUMPY1_OPTION} needs a SCRIPT or -m MODULE to "
+                         f"run\n\n{USAGE}")
+        return 2
+    command = args[0]
     if command in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
@@ -172,10 +192,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(args) < 2:
             sys.stderr.write(f"{_PROGRAM}: -m needs a module name\n\n{USAGE}")
             return 2
+        if numpy1_aliases:
+            _numpy1_aliases.install_numpy1_aliases()
         return run_module(args[1], args[2:])
     if command.startswith("-"):
         sys.stderr.write(f"{_PROGRAM}: unknown option {command!r}\n\n{USAGE}")
         return 2
+    if numpy1_aliases:
+        _numpy1_aliases.install_numpy1_aliases()
     return run_script(command, args[1:])
 
 

@@ -8,64 +8,105 @@ Layer 0: imports numpy only.
 from __future__ import annotations
 
 import builtins
+import functools
+import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 import numpy
+import numpy.exceptions
 
 __all__ = ["NumPy1Aliases", "install_numpy1_aliases", "removed_numpy_name"]
 
 
 # NOTE [NumPy 1 aliases]
 # Chainer-era code leans on names NumPy removed: the builtin aliases (numpy.float is float,
-# removed in 1.24), asscalar (1.23), and the aliases and helpers NEP 52 dropped in 2.0. Each
-# name below is put back as exactly what NumPy 1 had, defined through NumPy 2's own
-# replacement, and only where NumPy has no attribute of that name (numpy.bool and numpy.long
-# exist again in NumPy 2 with new meanings, and are left alone). Nothing changes unless the
-# user asks: it is a process-wide edit of the numpy module.
-def _asscalar(a: Any) -> Any:
+# removed in 1.24), asscalar (1.23), the aliases, helpers and constants NEP 52 dropped in 2.0,
+# and the warnings and exceptions that moved to numpy.exceptions. Each name below is put back
+# as exactly what NumPy 1 had, defined through NumPy 2's own replacement, and only where NumPy
+# has no attribute of that name (numpy.bool and numpy.long exist again in NumPy 2 with new
+# meanings; numpy.in1d, numpy.trapz and numpy.row_stack still exist in some NumPy 2 releases):
+# those are left alone, and remove() leaves them too. Nothing changes unless the user asks: it
+# is a process-wide edit of the numpy module, which ``from numpy import *`` does not see
+# (numpy.__all__ is left as NumPy 2 has it).
+def asscalar(a: Any) -> Any:
     """``a.item()``: NumPy 1's ``asscalar``."""
     return a.item()
 
 
-def _msort(a: Any) -> Any:
+def msort(a: Any) -> Any:
     """``numpy.sort(a, axis=0)``: NumPy 1's ``msort``."""
     return numpy.sort(a, axis=0)
 
 
-def _asfarray(a: Any, dtype: Any = numpy.float64) -> Any:
+def asfarray(a: Any, dtype: Any = numpy.float64) -> Any:
     """``a`` as an array of a float dtype (``dtype`` if it is inexact, else float64)."""
     if not numpy.issubdtype(dtype, numpy.inexact):
         dtype = numpy.float64
     return numpy.asarray(a, dtype=dtype)
 
 
-def _in1d(ar1: Any, ar2: Any, assume_unique: bool = False, invert: bool = False,
-          **kwargs: Any) -> Any:
+def in1d(ar1: Any, ar2: Any, assume_unique: bool = False, invert: bool = False,
+         **kwargs: Any) -> Any:
     """``numpy.isin(ar1, ar2, ...).ravel()``: NumPy 1's ``in1d``."""
     return numpy.isin(ar1, ar2, assume_unique=assume_unique, invert=invert, **kwargs).ravel()
 
 
-def _rank(a: Any) -> int:
+def rank(a: Any) -> int:
     """``numpy.ndim(a)``: NumPy 1's ``rank``."""
     return int(numpy.ndim(a))
 
 
+def alen(a: Any) -> int:
+    """The length of ``a``'s first axis (1 for a scalar): NumPy 1's ``alen``."""
+    try:
+        return len(a)
+    except TypeError:
+        return len(numpy.array(a, ndmin=1))
+
+
 class _Cast(dict):  # type: ignore[type-arg]
-    """NumPy 1's ``numpy.cast``: ``cast[dtype](a)`` is ``numpy.asarray(a, dtype)``."""
+    """NumPy 1's ``numpy.cast``: a dict from every scalar type to a function that converts an
+    array to it (``cast[numpy.int32](a)`` is ``numpy.asarray(a).astype(numpy.int32)``, a copy
+    that wraps and truncates as ``astype`` does); indexing with any dtype-like key finds its
+    scalar type."""
 
-    def __missing__(self, key: Any) -> Callable[[Any], Any]:
-        dtype = numpy.dtype(key)
-        converter = self[key] = lambda a: numpy.asarray(a, dtype=dtype)
-        return converter
+    def __init__(self) -> None:
+        super().__init__()
+        for code in numpy.typecodes["All"]:
+            scalar_type = numpy.dtype(code).type
+            self[scalar_type] = functools.partial(_astype, scalar_type=scalar_type)
+
+    @staticmethod
+    def _scalar_type(key: Any) -> Any:
+        try:
+            return numpy.dtype(key).type
+        except TypeError:
+            return key
+
+    def __getitem__(self, key: Any) -> Any:
+        # compat: only indexing reads a dtype-like key as its type; `in` and get() take the
+        # scalar types themselves, as NumPy 1's did.
+        return super().__getitem__(self._scalar_type(key))
 
 
+def _astype(a: Any, scalar_type: Any) -> Any:
+    return numpy.asarray(a).astype(scalar_type)
+
+
+def _types_by_size(kind: str, bits: tuple[int, ...]) -> list[Any]:
+    """The scalar types of ``kind`` this platform has, smallest first (NumPy 1 listed only
+    distinct ones: no long double where it is a double)."""
+    names = [f"{kind}{size}" for size in bits]
+    return [numpy.sctypeDict[name] for name in names if name in numpy.sctypeDict]
+
+
+_FLOAT_BITS = (16, 32, 64, 80, 96, 128)
 _SCTYPES = {
-    "int": [numpy.int8, numpy.int16, numpy.int32, numpy.int64],
-    "uint": [numpy.uint8, numpy.uint16, numpy.uint32, numpy.uint64],
-    "float": [numpy.float16, numpy.float32, numpy.float64, numpy.longdouble],
-    "complex": [numpy.complex64, numpy.complex128, numpy.clongdouble],
+    "int": _types_by_size("int", (8, 16, 32, 64)),
+    "uint": _types_by_size("uint", (8, 16, 32, 64)),
+    "float": _types_by_size("float", _FLOAT_BITS),
+    "complex": _types_by_size("complex", tuple(2 * bits for bits in _FLOAT_BITS)),
     "others": [builtins.bool, builtins.object, builtins.bytes, builtins.str, numpy.void],
 }
 
@@ -78,8 +119,10 @@ _ALIASES: dict[str, tuple[Any, str]] = {
     "object": (builtins.object, "object"),
     "str": (builtins.str, "str"),
     "unicode": (builtins.str, "str"),
-    # Removed in NumPy 1.23.
-    "asscalar": (_asscalar, "a.item()"),
+    # Removed in NumPy 1.23 (asscalar) and 1.18 (rank, alen).
+    "asscalar": (asscalar, "a.item()"),
+    "rank": (rank, "numpy.ndim"),
+    "alen": (alen, "len(a)"),
     # Type aliases NEP 52 removed in NumPy 2.0.
     "float_": (numpy.float64, "numpy.float64"),
     "complex_": (numpy.complex128, "numpy.complex128"),
@@ -87,6 +130,7 @@ _ALIASES: dict[str, tuple[Any, str]] = {
     "singlecomplex": (numpy.complex64, "numpy.complex64"),
     "longfloat": (numpy.longdouble, "numpy.longdouble"),
     "clongfloat": (numpy.clongdouble, "numpy.clongdouble"),
+    "longcomplex": (numpy.clongdouble, "numpy.clongdouble"),
     "string_": (numpy.bytes_, "numpy.bytes_"),
     "unicode_": (numpy.str_, "numpy.str_"),
     "int0": (numpy.intp, "numpy.intp"),
@@ -104,6 +148,7 @@ _ALIASES: dict[str, tuple[Any, str]] = {
     "PINF": (numpy.inf, "numpy.inf"),
     "NINF": (-numpy.inf, "-numpy.inf"),
     "NaN": (numpy.nan, "numpy.nan"),
+    "NAN": (numpy.nan, "numpy.nan"),
     "PZERO": (0.0, "0.0"),
     "NZERO": (-0.0, "-0.0"),
     # Functions NEP 52 removed, or renamed since.
@@ -112,26 +157,46 @@ _ALIASES: dict[str, tuple[Any, str]] = {
     "sometrue": (numpy.any, "numpy.any"),
     "alltrue": (numpy.all, "numpy.all"),
     "round_": (numpy.round, "numpy.round"),
-    "msort": (_msort, "numpy.sort(a, axis=0)"),
-    "asfarray": (_asfarray, "numpy.asarray(a, dtype=float)"),
+    "msort": (msort, "numpy.sort(a, axis=0)"),
+    "asfarray": (asfarray, "numpy.asarray(a, dtype=float)"),
     "mat": (numpy.asmatrix, "numpy.asmatrix"),
-    "rank": (_rank, "numpy.ndim"),
-    "in1d": (_in1d, "numpy.isin(...).ravel()"),
+    "in1d": (in1d, "numpy.isin(...).ravel()"),
     "trapz": (getattr(numpy, "trapezoid", None), "numpy.trapezoid"),
-    "cast": (_Cast(), "numpy.asarray(a, dtype=dtype)"),
+    "row_stack": (numpy.vstack, "numpy.vstack"),
+    "cast": (_Cast(), "numpy.asarray(a).astype(dtype)"),
+    "math": (math, "math"),
+    # Moved to numpy.exceptions in NumPy 2.0.
+    **{name: (getattr(numpy.exceptions, name), f"numpy.exceptions.{name}")
+       for name in ("AxisError", "ComplexWarning", "ModuleDeprecationWarning", "RankWarning",
+                    "TooHardError", "VisibleDeprecationWarning")},
 }
 
-_REMOVED_NAME = re.compile(r"module 'numpy' has no attribute '(\w+)'|`np\.(\w+)` was removed")
-
-
+_REMOVED_NAME = re.compile(r"module 'numpy' has no attribute '(\w+)'|`np\.(\w+)` was removed"
+                           r"|cannot import name '(\w+)' from 'numpy'")
 def removed_numpy_name(error: BaseException) -> str | None:
-    """The NumPy 1 name an ``AttributeError`` from NumPy 2 is about, when it is one that
-    :func:`install_numpy1_aliases` puts back; else None."""
-    if not isinstance(error, AttributeError):
-        return None
-    match = _REMOVED_NAME.search(str(error))
-    name = match and (match.group(1) or match.group(2))
-    return name if name in _ALIASES else None
+    """The NumPy 1 name an error (or an error it was raised from) says NumPy lacks, when it is
+    one that :func:`install_numpy1_aliases` puts back; else None. Never raises."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (AttributeError, ImportError)):
+            try:
+                match = _REMOVED_NAME.search(str(current))
+            except Exception:  # noqa: BLE001 - a message that cannot be read names nothing
+                match = None
+            name = match and next(group for group in match.groups() if group)
+            if name in _ALIASES:
+                return name
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def installed() -> bool:
+    """Whether this process's ``numpy`` holds any of the aliases now."""
+    module = vars(numpy)
+    return any(value is not None and module.get(name) is value
+               for name, (value, _) in _ALIASES.items())
 
 
 def replacement_for(name: str) -> str:

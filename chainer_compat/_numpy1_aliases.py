@@ -1,5 +1,5 @@
-"""NumPy 1 names that NumPy 2 removed, put back on request, so that legacy code written against
-NumPy 1 (``numpy.float``, ``numpy.asscalar``, ``numpy.NaN``, ...) runs unmodified:
+"""NumPy 1 names that NumPy has since removed, put back on request, so that legacy code written
+against NumPy 1 (``numpy.float``, ``numpy.asscalar``, ``numpy.NaN``, ...) runs unmodified:
 :func:`install_numpy1_aliases`, and ``python -m chainer_compat --numpy1-aliases SCRIPT``.
 
 Layer 0: imports numpy only.
@@ -225,7 +225,7 @@ class NumPy1Aliases:
 
 
 def install_numpy1_aliases() -> NumPy1Aliases:
-    """Puts back on ``numpy`` the NumPy 1 names NumPy 2 removed (NOTE [NumPy 1 aliases]).
+    """Puts back on ``numpy`` the NumPy 1 names NumPy has since removed (NOTE [NumPy 1 aliases]).
 
     Each is what NumPy 1 had: ``numpy.float`` is ``float``, ``numpy.float_`` is
     ``numpy.float64``, ``numpy.asscalar(a)`` is ``a.item()``, ``numpy.NaN`` is ``numpy.nan``,

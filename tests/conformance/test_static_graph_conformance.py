@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.chainer_interpreter import CHAINER_PYTHON, last_json_line
+from tests.chainer_interpreter import CHAINER_PYTHON, last_json_line, require_both_interpreters
 
 SCRIPT = r"""
 import json, sys
@@ -89,8 +89,7 @@ def _losses(python, library):
 
 @pytest.fixture(scope="module")
 def both():
-    if not CHAINER_PYTHON.exists():
-        pytest.skip(f"Chainer 7.8.1 interpreter not found at {CHAINER_PYTHON}")
+    require_both_interpreters()
     return _losses(sys.executable, "chainer_compat"), _losses(CHAINER_PYTHON, "chainer")
 
 

@@ -200,6 +200,14 @@ def installed() -> bool:
                for name, (value, _) in _ALIASES.items())
 
 
+def numpy_lacks(name: str) -> bool:
+    """Whether ``numpy.<name>`` is a NumPy 1 name this NumPy no longer has (put back or not)."""
+    if name not in _ALIASES:
+        return False
+    value = vars(numpy).get(name)
+    return value is None or value is _ALIASES[name][0]
+
+
 def replacement_for(name: str) -> str:
     """What NumPy 2 code writes instead of NumPy 1's ``numpy.<name>``."""
     return _ALIASES[name][1]

@@ -1,6 +1,8 @@
 """The porting report: which Chainer names a code base uses (read with ``ast``, never run) and
 whether chainer_compat has each; ``python -m chainer_compat check PATH...`` prints it.
-Layer 8: imports ``_surface`` (which imports chainer_compat modules to look names up).
+It also lists the NumPy 1 names the code uses that NumPy has since removed.
+Layer 8: imports ``_surface`` (which imports chainer_compat modules to look names up) and
+``_numpy1_aliases``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from chainer_compat import _surface
+from chainer_compat import _numpy1_aliases, _surface
 
 __all__ = ["NameUse", "ScanResult", "format_report", "main", "records", "scan", "summary"]
 
@@ -69,6 +71,8 @@ class ScanResult:
         skipped: ``(display path, line, error)`` of the files that could not be parsed.
         uses: Chainer names by dotted name.
         family: Other Chainer-family packages imported, with the display paths importing them.
+        numpy1: NumPy 1 names NumPy has since removed (``'numpy.float'``), by dotted name
+            (NOTE [NumPy 1 aliases]).
     """
 
     paths: list[str]
@@ -76,6 +80,7 @@ class ScanResult:
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
     uses: dict[str, NameUse] = field(default_factory=dict)
     family: dict[str, set[str]] = field(default_factory=dict)
+    numpy1: dict[str, NameUse] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------ scanning
@@ -113,12 +118,15 @@ class _FileScanner(ast.NodeVisitor):
         self.display = display
         self.result = result
         self.bindings: dict[str, str] = {}
+        self.numpy_names: set[str] = set()  # the names that stand for the numpy module
 
     # ---- bindings, gathered in a first pass so a use before its import still counts
     def collect_bindings(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
+                    if alias.name == "numpy":
+                        self.numpy_names.add(alias.asname or "numpy")
                     if _is_chainer_path(alias.name):
                         bound = alias.name if alias.asname else alias.name.split(".")[0]
                         self.bindings[alias.asname or bound] = bound
@@ -148,8 +156,22 @@ class _FileScanner(ast.NodeVisitor):
             elif root in _FAMILY:
                 self.result.family.setdefault(root, set()).add(self.display)
 
+    def record_numpy1(self, name: str, line: int) -> None:
+        if not _numpy1_aliases.numpy_lacks(name):
+            return
+        dotted = f"numpy.{name}"
+        use = self.result.numpy1.get(dotted)
+        if use is None:
+            use = self.result.numpy1[dotted] = NameUse(dotted, "name", 0, self.display, line)
+        use.count += 1
+        use.files.add(self.display)
+
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
+            return
+        if node.module == "numpy":
+            for alias in node.names:
+                self.record_numpy1(alias.name, node.lineno)
             return
         root = node.module.split(".")[0]
         if root in _FAMILY:
@@ -173,6 +195,9 @@ class _FileScanner(ast.NodeVisitor):
             dotted = ".".join([self.bindings[current.id], *reversed(chain)])
             self.record(dotted, node.lineno)
             return  # the chain holds only names; nothing inside it to visit
+        if isinstance(current, ast.Name) and current.id in self.numpy_names:
+            self.record_numpy1(chain[-1], node.lineno)
+            return
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -360,6 +385,7 @@ def format_report(result: ScanResult, rows: Sequence[dict[str, Any]] | None = No
         lines.append(f"    first: {display}:{line} ({error})")
     if not rows:
         lines.append("  No Chainer names found: nothing here imports chainer.")
+        lines += _numpy1_lines(result)
         return "\n".join(lines) + "\n"
     by_status = totals["by_status"]
     percent = 100 * totals["supported"] // totals["total"]
@@ -386,6 +412,21 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def _numpy1_lines(result: ScanResult) -> list[str]:
+    """The NumPy 1 names used, the most used first, and the two ways to run the code."""
+    numpy1 = sorted(result.numpy1.values(), key=lambda use: (-use.count, use.name))
+    if not numpy1:
+        return []
+    names = _joined((f"{use.name} ({use.count})" for use in numpy1), 60)
+    instead = ", ".join(
+        f"{_numpy1_aliases.replacement_for(use.name.partition('.')[2])} for {use.name}"
+        for use in numpy1[:3]) + (", ..." if len(numpy1) > 3 else "")
+    return textwrap.wrap(
+        f"Also uses {_plural(len(numpy1), 'NumPy 1 name')} that NumPy has since removed: "
+        f"{names}. `python -m chainer_compat --numpy1-aliases` puts them back for a run; or "
+        f"write {instead}.", _SCREEN_WIDTH, initial_indent="  ", subsequent_indent="    ")
+
+
 def _verdict(result: ScanResult, rows: Sequence[dict[str, Any]]) -> list[str]:
     lines = []
     if result.family:
@@ -400,11 +441,14 @@ def _verdict(result: ScanResult, rows: Sequence[dict[str, Any]]) -> list[str]:
         for reason in dict.fromkeys(row["reason"] for row in out):
             lines += textwrap.wrap(reason, _SCREEN_WIDTH, initial_indent="    ",
                                    subsequent_indent="    ")
+    lines += _numpy1_lines(result)
+    option = " --numpy1-aliases" if result.numpy1 else ""
     unsupported = sorted((row for row in rows if not row["supported"]),
                          key=lambda row: -row["count"])
     if not unsupported:
         lines.append("Verdict: ready. Every Chainer name used here is in chainer_compat.")
-        lines.append("  Run a script unmodified with `python -m chainer_compat SCRIPT [ARGS...]`.")
+        lines.append(f"  Run a script unmodified with `python -m chainer_compat{option} SCRIPT "
+                     "[ARGS...]`.")
     else:
         uses = sum(row["count"] for row in unsupported)
         lines.append(f"Verdict: not ready. {len(unsupported)} names ({uses} uses) are not in "
@@ -457,6 +501,11 @@ def _write(result: ScanResult, rows: list[dict[str, Any]], as_json: bool,
             "names": rows,
             "summary": summary(rows),
             "other_packages": {name: sorted(files) for name, files in result.family.items()},
+            "numpy1_names": [
+                {"name": use.name, "count": use.count, "files": len(use.files),
+                 "first": f"{use.first_file}:{use.first_line}",
+                 "replacement": _numpy1_aliases.replacement_for(use.name.partition(".")[2])}
+                for use in sorted(result.numpy1.values(), key=lambda use: use.name)],
         }
         json.dump(document, stdout, indent=2)
         stdout.write("\n")

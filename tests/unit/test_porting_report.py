@@ -245,3 +245,42 @@ def test_command_line_exit_status(tmp_path):
                              text=True, env=env, check=False, timeout=120)
     assert missing.returncode == 2
     assert "path must exist" in missing.stderr
+
+
+# ------------------------------------------------------------------------ NumPy 1 names
+
+NUMPY1_SOURCE = """\
+import numpy as np
+import numpy
+import chainer
+from numpy import asscalar, float32
+x = np.zeros(3, dtype=np.float)
+y = np.float(2) + numpy.NaN + np.float32(1) + np.random.rand() + np.bool(1)
+"""
+
+
+def test_numpy_1_names_are_listed_with_where_and_what_to_write(tmp_path):
+    (tmp_path / "legacy.py").write_text(NUMPY1_SOURCE)
+    result = _porting.scan([tmp_path])
+    assert sorted(result.numpy1) == ["numpy.NaN", "numpy.asscalar", "numpy.float"]
+    assert result.numpy1["numpy.float"].count == 2
+    assert result.numpy1["numpy.asscalar"].first_line == 4  # the from-import
+    assert result.numpy1["numpy.NaN"].first_line == 6  # `import numpy` counts too
+    text = _porting.format_report(result)
+    assert "Also uses 3 NumPy 1 names that NumPy has since removed: numpy.float (2)" in text
+    assert "write float for numpy.float" in text
+    assert "`python -m chainer_compat --numpy1-aliases SCRIPT [ARGS...]`" in text
+    stdout = io.StringIO()
+    assert _porting.main(["--json", str(tmp_path)], stdout=stdout) == 0
+    listed = {row["name"]: row for row in json.loads(stdout.getvalue())["numpy1_names"]}
+    assert listed["numpy.asscalar"] == {"name": "numpy.asscalar", "count": 1, "files": 1,
+                                        "first": "legacy.py:4", "replacement": "a.item()"}
+
+
+def test_numpy_1_names_are_listed_without_chainer_and_not_when_absent(tmp_path):
+    (tmp_path / "plain.py").write_text("import numpy\nnumpy.product([2, 3])\n")
+    text = _porting.format_report(_porting.scan([tmp_path]))
+    assert "No Chainer names found" in text and "numpy.product (1)" in text
+    (tmp_path / "plain.py").write_text("import numpy\nimport chainer\nnumpy.prod([2, 3])\n")
+    text = _porting.format_report(_porting.scan([tmp_path]))
+    assert "NumPy 1 name" not in text and "--numpy1-aliases" not in text

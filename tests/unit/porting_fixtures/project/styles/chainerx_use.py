@@ -3,3 +3,4 @@ import chainerx
 
 if chainerx.is_available():
     device = chainer.backend.ChainerxDevice(None)
+    zeros = chainerx.zeros((2,))

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy
 
-__all__ = ["NumPy1Aliases", "install_numpy1_aliases", "removed_numpy_name"]
+__all__ = ["NumPy1Aliases", "install_numpy1_aliases", "installed", "numpy_lacks",
+           "removed_numpy_name", "replacement_for"]
 
 
 # NOTE [NumPy 1 aliases]
@@ -174,6 +175,8 @@ _ALIASES: dict[str, tuple[Any, str]] = {
 
 _REMOVED_NAME = re.compile(r"module 'numpy' has no attribute '(\w+)'|`np\.(\w+)` was removed"
                            r"|cannot import name '(\w+)' from 'numpy'")
+
+
 def removed_numpy_name(error: BaseException) -> str | None:
     """The NumPy 1 name an error (or an error it was raised from) says NumPy lacks, when it is
     one that :func:`install_numpy1_aliases` puts back; else None. Never raises."""
@@ -193,19 +196,20 @@ def removed_numpy_name(error: BaseException) -> str | None:
     return None
 
 
+def _holds_ours(name: str) -> bool:
+    """Whether ``numpy.<name>`` is the alias this module puts there."""
+    value = _ALIASES[name][0]
+    return value is not None and vars(numpy).get(name) is value
+
+
 def installed() -> bool:
     """Whether this process's ``numpy`` holds any of the aliases now."""
-    module = vars(numpy)
-    return any(value is not None and module.get(name) is value
-               for name, (value, _) in _ALIASES.items())
+    return any(_holds_ours(name) for name in _ALIASES)
 
 
 def numpy_lacks(name: str) -> bool:
     """Whether ``numpy.<name>`` is a NumPy 1 name this NumPy no longer has (put back or not)."""
-    if name not in _ALIASES:
-        return False
-    value = vars(numpy).get(name)
-    return value is None or value is _ALIASES[name][0]
+    return name in _ALIASES and (name not in vars(numpy) or _holds_ours(name))
 
 
 def replacement_for(name: str) -> str:
@@ -227,8 +231,7 @@ class NumPy1Aliases:
         """Takes the names off ``numpy`` again (those still holding what was put there);
         harmless to call twice."""
         for name in self.names:
-            value = _ALIASES[name][0]
-            if name in vars(numpy) and vars(numpy)[name] is value:
+            if _holds_ours(name):
                 delattr(numpy, name)
         self.names = ()
 

@@ -141,9 +141,16 @@ class _FileScanner(ast.NodeVisitor):
 
     def record(self, dotted: str, line: int) -> None:
         name, kind = _api_name(dotted)
-        use = self.result.uses.get(name)
+        self._tally(self.result.uses, name, kind, line)
+
+    def record_numpy1(self, name: str, line: int) -> None:
+        if _numpy1_aliases.numpy_lacks(name):
+            self._tally(self.result.numpy1, f"numpy.{name}", "name", line)
+
+    def _tally(self, uses: dict[str, NameUse], name: str, kind: str, line: int) -> None:
+        use = uses.get(name)
         if use is None:
-            use = self.result.uses[name] = NameUse(name, kind, 0, self.display, line)
+            use = uses[name] = NameUse(name, kind, 0, self.display, line)
         use.count += 1
         use.files.add(self.display)
 
@@ -155,16 +162,6 @@ class _FileScanner(ast.NodeVisitor):
                 self.record(alias.name, node.lineno)
             elif root in _FAMILY:
                 self.result.family.setdefault(root, set()).add(self.display)
-
-    def record_numpy1(self, name: str, line: int) -> None:
-        if not _numpy1_aliases.numpy_lacks(name):
-            return
-        dotted = f"numpy.{name}"
-        use = self.result.numpy1.get(dotted)
-        if use is None:
-            use = self.result.numpy1[dotted] = NameUse(dotted, "name", 0, self.display, line)
-        use.count += 1
-        use.files.add(self.display)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:

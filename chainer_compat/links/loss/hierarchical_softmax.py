@@ -201,17 +201,17 @@ def _computed_in(x: Any, signs: Any) -> Any:
     return numpy.result_type(x.dtype, signs.dtype)
 
 
-def _signed_coefficients(gloss: Any, signs: Any) -> Any:
-    """``-gloss * signs`` as Chainer's CPU code computed it on NumPy 1, where a 0-d ``gloss``
-    counted as a scalar: the product is in the signs' (codes') dtype when ``gloss``'s value
-    fits it, so narrower codes round ``gloss`` first (value-based casting, which NumPy 2
-    dropped). The signs are +1, -1 or 0, so only that rounding can differ."""
+def _signed_coefficients(gloss: Any, signs: Any, codes_dtype: Any) -> Any:
+    """``-gloss * codes`` as Chainer's CPU code computed it on NumPy 1, where a 0-d ``gloss``
+    counted as a scalar: the product is in the codes' dtype when ``gloss``'s value fits it, so
+    narrower codes round ``gloss`` first (value-based casting, which NumPy 2 dropped). The
+    ``signs`` are the codes, +1, -1 or 0, in any dtype: only that rounding can differ."""
     xp = backend.get_array_module(gloss)
     negated = -gloss
     if xp is numpy and negated.ndim == 0:
-        dtype = numpy.promote_types(numpy.min_scalar_type(negated), signs.dtype)
+        dtype = numpy.promote_types(numpy.min_scalar_type(negated), codes_dtype)
     else:
-        dtype = numpy.result_type(negated.dtype, signs.dtype)
+        dtype = numpy.result_type(negated.dtype, codes_dtype)
     return negated.astype(dtype, copy=False) * signs.astype(dtype, copy=False)
 
 
@@ -241,8 +241,7 @@ def _path_loss_grads(x: Any, W: Any, nodes: Any, signs: Any, lengths: Any,
     dtype = _computed_in(x, signs)
     for examples, group_nodes, group_signs in _length_groups(nodes, signs, lengths, dtype):
         rows, scores = _signed_scores(x, W, examples, group_nodes, group_signs)
-        grads = (_signed_coefficients(gloss, signs[examples, :group_nodes.shape[1]])
-                 / (1.0 + xp.exp(scores)))
+        grads = _signed_coefficients(gloss, group_signs, signs.dtype) / (1.0 + xp.exp(scores))
         gx[examples] = xp.matmul(grads[:, None, :], rows)[:, 0, :]
         length = group_nodes.shape[1]
         step_examples.append(xp.repeat(examples, length))

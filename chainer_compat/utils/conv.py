@@ -196,10 +196,13 @@ def _patches(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, out
     return _as_strided(xp, img, shape, strides)
 
 
-def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval: Any = 0,
-           cover_all: bool = False, dy: int = 1, dx: int = 1, out_h: int | None = None,
-           out_w: int | None = None) -> Any:
-    """Gathers the convolution windows of ``img`` into a new array.
+def im2col_cpu(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int, pval: Any = 0,
+               cover_all: bool = False, dy: int = 1, dx: int = 1, out_h: int | None = None,
+               out_w: int | None = None) -> Any:
+    """Gathers the convolution windows of ``img`` into a new array, padding with ``pval``.
+
+    Chainer's CPU name, the one with a ``pval`` parameter (eighth, before ``cover_all``); it
+    accepts CuPy arrays too. :func:`im2col` and :func:`im2col_gpu` take no ``pval``.
 
     Args:
         img: Images of shape ``(n, c, h, w)``, NumPy or CuPy.
@@ -282,8 +285,20 @@ def col2im(col: Any, sy: int, sx: int, ph: int, pw: int, h: int, w: int, dy: int
     return img[:, :, ph:ph + h, pw:pw + w]
 
 
-# compat: Chainer's device-specific names; both dispatch on the array's module here.
-im2col_cpu = im2col
+def im2col(img: Any, kh: int, kw: int, sy: int, sx: int, ph: int, pw: int,
+           cover_all: bool = False, dy: int = 1, dx: int = 1, out_h: int | None = None,
+           out_w: int | None = None) -> Any:
+    """:func:`im2col_cpu` with zero padding, NumPy or CuPy.
+
+    Its eighth positional parameter is ``cover_all``, as in Chainer (only ``im2col_cpu``
+    has ``pval``).
+    """
+    return im2col_cpu(img, kh, kw, sy, sx, ph, pw, 0, cover_all, dy, dx, out_h, out_w)
+
+
+# compat: Chainer's GPU name, with im2col's parameters; it dispatches on the array's module.
 im2col_gpu = im2col
+
+# compat: Chainer's device-specific names; both dispatch on the array's module here.
 col2im_cpu = col2im
 col2im_gpu = col2im

@@ -84,9 +84,12 @@ def _output_sizes(spatial: tuple[int, ...], ksize: tuple[int, ...], stride: tupl
                  for size, k, s, p, d in zip(spatial, ksize, stride, pad, dilate))
 
 
-def im2col_nd(img: Any, ksize: Any, stride: Any, pad: Any, pval: Any = 0,
-              cover_all: bool = False, dilate: Any = 1) -> Any:
-    """Gathers the convolution windows of ``img`` into a new array.
+def im2col_nd_cpu(img: Any, ksize: Any, stride: Any, pad: Any, pval: Any = 0,
+                  cover_all: bool = False, dilate: Any = 1) -> Any:
+    """Gathers the convolution windows of ``img`` into a new array, padding with ``pval``.
+
+    Chainer's CPU name, the one with a ``pval`` parameter (fifth, before ``cover_all``); it
+    accepts CuPy arrays too. :func:`im2col_nd` and :func:`im2col_nd_gpu` take no ``pval``.
 
     Args:
         img: Array of shape ``(n, c, d_1, ..., d_N)``, NumPy or CuPy.
@@ -152,16 +155,18 @@ def col2im_nd(col: Any, stride: Any, pad: Any, dims: Any, dilate: Any = 1) -> An
     return img[(slice(None), slice(None)) + crop]
 
 
-def im2col_nd_cpu(img: Any, ksize: Any, stride: Any, pad: Any, pval: Any = 0,
-                  cover_all: bool = False, dilate: Any = 1) -> Any:
-    """:func:`im2col_nd` under Chainer's CPU name (it accepts CuPy arrays too)."""
-    return im2col_nd(img, ksize, stride, pad, pval, cover_all, dilate)
+def im2col_nd(img: Any, ksize: Any, stride: Any, pad: Any, cover_all: bool = False,
+              dilate: Any = 1) -> Any:
+    """:func:`im2col_nd_cpu` with zero padding, NumPy or CuPy.
+
+    Its fifth positional parameter is ``cover_all``, as in Chainer (only ``im2col_nd_cpu``
+    has ``pval``).
+    """
+    return im2col_nd_cpu(img, ksize, stride, pad, 0, cover_all, dilate)
 
 
-def im2col_nd_gpu(img: Any, ksize: Any, stride: Any, pad: Any, cover_all: bool = False,
-                  dilate: Any = 1) -> Any:
-    """:func:`im2col_nd` under Chainer's GPU name, which has no ``pval`` (it pads zeros)."""
-    return im2col_nd(img, ksize, stride, pad, 0, cover_all, dilate)
+# compat: Chainer's GPU name, with im2col_nd's parameters; it dispatches on the array's module.
+im2col_nd_gpu = im2col_nd
 
 
 # compat: Chainer's device-specific names; both dispatch on the array's module here.

@@ -51,9 +51,9 @@ class ELU(FloatActivation):
 class ELUGrad(FunctionNode):
     """The derivative of ELU from its output: 1 on the linear branch, ``y + alpha`` else."""
 
-    def __init__(self, alpha: float, condition: Any) -> None:
+    def __init__(self, alpha: float, cond: Any) -> None:
         self.alpha = alpha
-        self.condition = condition
+        self.condition = cond
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         y, = inputs

@@ -36,7 +36,16 @@ class Sigmoid(FloatActivation):
 
 
 class SigmoidGrad(FunctionNode):
-    """Gradient of Sigmoid from its output: ``gy * y * (1 - y)``."""
+    """Gradient of Sigmoid from its output: ``gy * y * (1 - y)``.
+
+    Args:
+        inputs: Chainer's constructor argument, the tuple ``(x,)`` of the forward's input,
+            which Chainer keeps for cuDNN only. Accepted and kept as ``x`` so that code
+            building the node as Chainer does runs; the gradient does not read it.
+    """
+
+    def __init__(self, inputs: tuple[Any, ...] | None = None) -> None:
+        self.x = None if inputs is None else inputs[0]
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))

@@ -31,7 +31,16 @@ class Tanh(FloatActivation):
 
 
 class TanhGrad(FunctionNode):
-    """Gradient of Tanh from its output: ``gy * (1 - y * y)``."""
+    """Gradient of Tanh from its output: ``gy * (1 - y * y)``.
+
+    Args:
+        x: Chainer's constructor argument, the forward's input, which Chainer keeps for cuDNN
+            only. Accepted and kept so that code building the node as Chainer does runs; the
+            gradient does not read it.
+    """
+
+    def __init__(self, x: Any = None) -> None:
+        self.x = x
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))

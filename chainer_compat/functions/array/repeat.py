@@ -74,10 +74,12 @@ class RepeatGrad(FunctionNode):
     """Gradient of Repeat: sums each group of repeated entries; its backward is Repeat."""
 
     def __init__(self, repeats: tuple[int, ...], axis: int | None,
-                 in_shape: tuple[int, ...]) -> None:
+                 in_shape: tuple[int, ...], in_dtype: Any = None) -> None:
         self.repeats = repeats
         self.axis = axis
         self.in_shape = in_shape
+        # Chainer's fourth argument; the gradient keeps gy's dtype, so it is only recorded.
+        self.in_dtype = in_dtype
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         gy, = inputs

@@ -170,7 +170,11 @@ class NegativeSamplingFunctionGrad(FunctionNode):
     """The gradients ``(gx, gW)`` of :class:`NegativeSamplingFunction` for inputs
     ``(x, W, gy)``, differentiable again (NOTE [gathered sigmoid scores])."""
 
-    def __init__(self, reduce: str, ignore_mask: Any, sample_size: int, samples: Any) -> None:
+    def __init__(self, reduce: str, ignore_mask: Any, sample_size: int, samples: Any,
+                 wx: Any = None) -> None:
+        # ``wx``, Chainer's last argument (its forward's scores), is accepted and not kept:
+        # this node recomputes the scores it needs (NOTE [gathered sigmoid scores]).
+        del wx
         self.reduce = reduce
         self.ignore_mask = ignore_mask
         self.sample_size = sample_size

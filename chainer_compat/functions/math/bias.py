@@ -19,11 +19,18 @@ def _align(x: variable.Variable, y: Any, axis: int, name: str) -> variable.Varia
     """Returns ``y`` reshaped to line up with ``x`` from ``axis`` on, broadcast to ``x``'s shape.
 
     Raises:
+        AssertionError: In debug mode, if ``y``'s shape is not ``x.shape[axis:axis + y.ndim]``
+            exactly (Chainer's debug assertion).
         chainer_compat.utils.type_check.InvalidType: If the reshaped ``y`` does not broadcast
             to ``x``'s shape.
     """
     x_shape = tuple(x.shape)
     y_shape = tuple(y.shape)
+    if config.debug and x_shape[axis:axis + len(y_shape)] != y_shape:
+        raise AssertionError(
+            f"y of {name} must have the shape x.shape[axis:axis + y.ndim] in debug mode, got "
+            f"y.shape={y_shape}, x.shape={x_shape} and axis={axis}: reshape y, or leave debug "
+            f"mode to let y broadcast (1 on an axis it repeats along)")
     # compat: Chainer pads with `(1,) * n`, which is empty for a negative n, so a negative
     # axis or a y running past x's last axis yields a shape with too many axes, and fails.
     aligned = (1,) * axis + y_shape + (1,) * (len(x_shape) - axis - len(y_shape))
@@ -58,12 +65,10 @@ def bias(x: Any, y: Any, axis: int = 1) -> variable.Variable:
         The output Variable.
 
     Raises:
+        AssertionError: In debug mode (``chainer.set_debug(True)``), if ``y``'s shape is not
+            ``x.shape[axis:axis + y.ndim]`` exactly, as Chainer asserts.
         chainer_compat.utils.type_check.InvalidType: If ``y``, lined up from ``axis``, does
             not broadcast to ``x``'s shape.
-
-    Compat:
-        Chainer's debug mode also asserts that ``y``'s shape equals
-        ``x.shape[axis:axis + y.ndim]`` exactly; that assertion is not reproduced.
     """
     if not backend.is_array(x):
         x = variable.as_variable(x)

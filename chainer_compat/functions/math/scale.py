@@ -29,12 +29,10 @@ def scale(x: Any, y: Any, axis: int = 1) -> variable.Variable:
         The output Variable.
 
     Raises:
+        AssertionError: In debug mode (``chainer.set_debug(True)``), if ``y``'s shape is not
+            ``x.shape[axis:axis + y.ndim]`` exactly, as Chainer asserts.
         chainer_compat.utils.type_check.InvalidType: If ``y``, lined up from ``axis``, does
             not broadcast to ``x``'s shape.
-
-    Compat:
-        Chainer's debug mode also asserts that ``y``'s shape equals
-        ``x.shape[axis:axis + y.ndim]`` exactly; that assertion is not reproduced.
     """
     if not backend.is_array(x):
         x = variable.as_variable(x)

@@ -270,7 +270,7 @@ def test_im2col_and_col2im_are_adjoint():
 
 
 def test_im2col_fills_padding_with_pval():
-    col = conv.im2col(numpy.zeros((1, 1, 2, 2)), 3, 3, 1, 1, 1, 1, pval=7)
+    col = conv.im2col_cpu(numpy.zeros((1, 1, 2, 2)), 3, 3, 1, 1, 1, 1, pval=7)
     numpy.testing.assert_array_equal(col[0, 0, :, :, 0, 0],
                                      [[7, 7, 7], [7, 0, 0], [7, 0, 0]])
 

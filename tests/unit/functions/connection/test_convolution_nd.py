@@ -177,9 +177,9 @@ def test_empty_output_raises_runtime_error():
 def test_im2col_nd_matches_the_2d_im2col():
     rng = numpy.random.RandomState(5)
     img = rng.uniform(-1, 1, (2, 3, 5, 6))
-    col = conv_nd.im2col_nd(img, (2, 3), (2, 1), (1, 0), pval=0.5, cover_all=True,
-                            dilate=(1, 2))
-    expected = conv.im2col(img, 2, 3, 2, 1, 1, 0, pval=0.5, cover_all=True, dy=1, dx=2)
+    col = conv_nd.im2col_nd_cpu(img, (2, 3), (2, 1), (1, 0), pval=0.5, cover_all=True,
+                                dilate=(1, 2))
+    expected = conv.im2col_cpu(img, 2, 3, 2, 1, 1, 0, pval=0.5, cover_all=True, dy=1, dx=2)
     numpy.testing.assert_array_equal(col, expected)
     gpu_form = conv_nd.im2col_nd_gpu(img, (2, 3), (2, 1), (1, 0), cover_all=True, dilate=(1, 2))
     numpy.testing.assert_array_equal(

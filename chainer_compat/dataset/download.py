@@ -85,10 +85,26 @@ def cached_download(url: str) -> str:
         temporary_path = os.path.join(temporary_root, "dl")
         sys.stderr.write(f"Downloading from {url}...\n")
         sys.stderr.flush()
-        urllib.request.urlretrieve(url, temporary_path)
+        _urlretrieve()(url, temporary_path)
         # os.replace is atomic: a concurrent downloader sees no file or the whole file.
         os.replace(temporary_path, cache_path)
     return cache_path
+
+
+def _urlretrieve() -> Callable[[str, str], Any]:
+    """``urllib.request.urlretrieve``, or six's name for it where six is imported.
+
+    compat: Chainer downloads through ``six.moves.urllib.request.urlretrieve``, so tests of
+    code written against Chainer patch that name; six's lazy module holds its own copy of
+    the attribute, which a patch of it replaces. Unpatched, both are the same function.
+    """
+    six = sys.modules.get("six")
+    moves = getattr(six, "moves", None)
+    if moves is not None:
+        retrieve = getattr(getattr(moves.urllib, "request", None), "urlretrieve", None)
+        if callable(retrieve):
+            return retrieve  # type: ignore[no-any-return]
+    return urllib.request.urlretrieve
 
 
 def _cache_path(url: str) -> str:

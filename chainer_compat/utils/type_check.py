@@ -84,9 +84,17 @@ class LightTypeInfoTuple(tuple):
         return len(self)
 
 
+class _NotTypeCheckable(TypeError, AssertionError):
+    """Data that ``get_types`` cannot describe.
+
+    A TypeError, and, for code written against Chainer, whose ``get_types`` fails an
+    ``assert`` here, an AssertionError too: an ``except`` for either catches it.
+    """
+
+
 def _require_tuple(data: Any) -> None:
     if not isinstance(data, tuple):
-        raise TypeError(
+        raise _NotTypeCheckable(
             f"data must be a tuple of arrays, got {type(data).__name__}; wrap it with tuple()")
 
 
@@ -111,11 +119,12 @@ def get_types(
         :class:`LightTypeInfoTuple` whose entries compare directly.
 
     Raises:
-        TypeError: If ``data`` is not a tuple or an entry is not an array.
+        TypeError: If ``data`` is not a tuple or an entry is not an array (also an
+            ``AssertionError``, which Chainer raises).
         ValueError: If ``shapes`` does not have one entry per array.
 
-    Compat: Chainer builds expressions even in light mode (and fails an ``assert`` where we
-        raise ``TypeError``).
+    Compat: Chainer builds expressions even in light mode. Where Chainer fails an ``assert``,
+        the error raised is both a ``TypeError`` and an ``AssertionError``.
     """
     _require_tuple(data)
     if shapes is None:
@@ -160,7 +169,7 @@ def get_light_types(
 
 def _require_array(name: str, index: int, array: Any) -> None:
     if not backend.is_array(array):
-        raise TypeError(
+        raise _NotTypeCheckable(
             f"{name}[{index}] must be a numpy or cupy ndarray, got {type(array).__name__}")
 
 

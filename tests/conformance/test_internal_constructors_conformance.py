@@ -110,3 +110,14 @@ def test_outside_debug_mode_y_broadcasts(function, expected):
     x = numpy.zeros((3, 2, 3), numpy.float32)
     out = getattr(F, function)(x, numpy.ones((1, 3), numpy.float32), 1)
     numpy.testing.assert_array_equal(out.array, numpy.full((3, 2, 3), expected, numpy.float32))
+
+
+# --------------------------------------------------------------------------- type_check
+@pytest.mark.parametrize("data", [1, [numpy.zeros(2)]])
+def test_get_types_refuses_what_it_cannot_describe_with_an_assertion_error(data):
+    type_check = importlib.import_module(chainer.__name__ + ".utils.type_check")
+    with pytest.raises(AssertionError):
+        type_check.get_types(data, "in_types", False)
+    if chainer.__name__ == "chainer_compat":
+        with pytest.raises(TypeError, match="in_types|tuple"):
+            type_check.get_types(data, "in_types", False)

@@ -4,6 +4,8 @@ our message when the dataset root cannot be created."""
 from __future__ import annotations
 
 import os
+import sys
+import types
 
 import pytest
 
@@ -70,3 +72,33 @@ def test_dataset_directory_nests_names_with_slashes(dataset_root):
     path = download.get_dataset_directory("a/b/c")
     assert os.path.isdir(os.path.join(dataset_root, "a", "b", "c"))
     assert path.endswith(os.path.join("a", "b", "c"))
+
+
+def _fake_six(retrieve):
+    """A stand-in for six whose ``moves.urllib.request`` holds its own ``urlretrieve``."""
+    request = types.SimpleNamespace(urlretrieve=retrieve)
+    return types.SimpleNamespace(moves=types.SimpleNamespace(
+        urllib=types.SimpleNamespace(request=request)))
+
+
+def test_downloads_through_six_where_a_test_patched_it(dataset_root, monkeypatch):
+    # Chainer downloads through six.moves.urllib.request.urlretrieve, so legacy tests patch
+    # that name; the patched function must be the one called, with (url, path) only.
+    calls = []
+
+    def retrieve(url, path):
+        calls.append(url)
+        with open(path, "w") as stream:
+            stream.write("patched")
+
+    monkeypatch.setitem(sys.modules, "six", _fake_six(retrieve))
+    path = download.cached_download("https://example.invalid/data")
+    assert calls == ["https://example.invalid/data"]
+    assert open(path).read() == "patched"
+
+
+def test_downloads_through_urllib_without_six(dataset_root, tmp_path, monkeypatch):
+    monkeypatch.delitem(sys.modules, "six", raising=False)
+    source = tmp_path / "file.txt"
+    source.write_text("plain")
+    assert open(download.cached_download(source.as_uri())).read() == "plain"

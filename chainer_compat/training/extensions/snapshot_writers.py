@@ -35,6 +35,16 @@ def _process_context() -> Any:
     return multiprocessing.get_context()
 
 
+class _WriterProcess(multiprocessing.Process):
+    """A ``multiprocessing.Process`` (as Chainer's ProcessWriter returns) that starts through
+    :func:`_process_context`, so that it forks where the platform can, whatever the default
+    start method is."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (the name multiprocessing looks up)
+        return _process_context().Process._Popen(process_obj)
+
+
 def _detached(target: Any) -> Any:
     """A copy of a snapshot dict whose NumPy arrays no longer share memory with the model."""
     if not isinstance(target, dict):
@@ -189,7 +199,7 @@ class ProcessWriter(StandardWriter):
     """
 
     def create_worker(self, filename: str, outdir: str, target: Any, **kwds: Any) -> Any:
-        return _process_context().Process(
+        return _WriterProcess(
             target=self.save, args=(filename, outdir, target, self._savefun), kwargs=kwds)
 
 
@@ -239,8 +249,8 @@ class QueueWriter(Writer):
             try:
                 if item is None:
                     return
-                task, filename, outdir, target = item
-                task(filename, outdir, target)
+                # compat: indexed, as Chainer reads it, so any sequence of four works.
+                item[0](item[1], item[2], item[3])
             finally:
                 q.task_done()
 
@@ -284,4 +294,4 @@ class ProcessQueueWriter(QueueWriter):
         return _process_context().JoinableQueue()
 
     def create_consumer(self, q: Any) -> Any:
-        return _process_context().Process(target=self.consume, args=(q,))
+        return _WriterProcess(target=self.consume, args=(q,))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import multiprocessing
 import os
 import sys
 import threading
 import warnings
+from unittest import mock
 
 import matplotlib
 import numpy
@@ -94,6 +96,39 @@ def test_writer_passes_savefun_and_its_keywords(tmp_path, writer_class):
     trainer.run()
     numpy.testing.assert_array_equal(_loaded_w(tmp_path / "model.h5", hdf5.load_hdf5),
                                      model.w.array)
+
+
+def test_process_writers_hand_out_multiprocessing_processes(tmp_path):
+    # Chainer's writers return multiprocessing.Process objects, and code checks for them;
+    # ours still fork where the platform can (the bound-method target is not picklable).
+    worker = snapshot_writers.ProcessWriter().create_worker("f", str(tmp_path), {})
+    assert isinstance(worker, multiprocessing.Process)
+    writer = snapshot_writers.ProcessQueueWriter()
+    try:
+        assert isinstance(writer._consumer, multiprocessing.Process)
+    finally:
+        writer.finalize()
+
+
+def test_queue_consumer_reads_any_sequence_of_four():
+    class Item:  # indexable, not unpackable: Chainer reads queue items by index
+        def __init__(self, *parts):
+            self.parts = parts
+
+        def __getitem__(self, index):
+            return self.parts[index]
+
+    calls = []
+    queue = mock.MagicMock()
+    task = Item(lambda *args: calls.append(args), "f", "dir", "target")
+    queue.get.side_effect = [task, task, None]
+    writer = snapshot_writers.ThreadQueueWriter()
+    try:
+        writer.consume(queue)
+    finally:
+        writer.finalize()
+    assert calls == [("f", "dir", "target")] * 2
+    assert queue.task_done.call_count == 3
 
 
 def test_standard_writer_waits_for_the_previous_worker(tmp_path):

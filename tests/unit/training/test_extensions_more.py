@@ -112,6 +112,8 @@ def test_process_writers_hand_out_multiprocessing_processes(tmp_path):
 
 def test_queue_consumer_reads_any_sequence_of_four():
     class Item:  # indexable, not unpackable: Chainer reads queue items by index
+        __iter__ = None
+
         def __init__(self, *parts):
             self.parts = parts
 

@@ -1,6 +1,7 @@
 """Internal classes and helpers called the way Chainer 7.8.1 defines them: gradient nodes built
-with Chainer's constructor arguments, ``im2col``'s positional parameters, and the debug-mode
-assertion of ``bias`` and ``scale``. Found by running Chainer's own test suite against
+with Chainer's constructor arguments, ``im2col``'s positional parameters, the debug-mode
+assertion of ``bias`` and ``scale``, ``get_types``' assertion and ``einsum``'s refusal to
+broadcast ellipses. Found by running Chainer's own test suite against
 chainer_compat (its tests build ``TanhGrad(x)`` and ``SigmoidGrad((x,))`` directly). Set
 CHAINER_CONFORMANCE_TARGET=chainer to run this file on Chainer 7.8.1 itself.
 """
@@ -121,3 +122,18 @@ def test_get_types_refuses_what_it_cannot_describe_with_an_assertion_error(data)
     if chainer.__name__ == "chainer_compat":
         with pytest.raises(TypeError, match="in_types|tuple"):
             type_check.get_types(data, "in_types", False)
+
+
+# ------------------------------------------------------------------------------- einsum
+@pytest.mark.parametrize("shapes", [((2,), (1, 2)), ((2, 2), (1, 2)), ((3, 2), (2,))])
+def test_einsum_ellipses_must_cover_the_same_shape(shapes):
+    type_check = importlib.import_module(chainer.__name__ + ".utils.type_check")
+    arrays = [numpy.zeros(shape, numpy.float32) for shape in shapes]
+    with pytest.raises(type_check.InvalidType):
+        F.einsum("...i,...i->...i", *arrays)
+
+
+def test_einsum_ellipses_of_one_shape_multiply_elementwise():
+    a, b = _uniform((3, 2), dtype=numpy.float32), _uniform((3, 2), seed=1, dtype=numpy.float32)
+    y = F.einsum("...i,...i->...i", a, b)
+    numpy.testing.assert_allclose(y.array, a * b, rtol=1e-6)

@@ -12,6 +12,7 @@ import string
 from typing import Any
 
 from chainer_compat import backend, utils, variable
+from chainer_compat.configuration import config
 from chainer_compat.function_node import FunctionNode
 from chainer_compat.utils import type_check
 
@@ -195,16 +196,28 @@ def _expand_ellipses(in_subs: list[str], output: str, arrays: list[Any]) -> tupl
             drops a non-empty ``...`` (Chainer does not sum over it).
     """
     covered = []
+    ellipsis_shapes = {}
     for index, (subscript, array) in enumerate(zip(in_subs, arrays)):
         named = len(subscript) - subscript.count(_ELLIPSIS)
-        ndim = variable.as_array(array).ndim
+        shape = variable.as_array(array).shape
         if _ELLIPSIS not in subscript:
             covered.append(0)
-        elif ndim < named:
+        elif len(shape) < named:
             raise ValueError(f"operand {index} must have at least {named} axes for subscript "
-                             f"'{subscript.replace(_ELLIPSIS, '...')}', got {ndim}")
+                             f"'{subscript.replace(_ELLIPSIS, '...')}', got {len(shape)}")
         else:
-            covered.append(ndim - named)
+            covered.append(len(shape) - named)
+            start = subscript.index(_ELLIPSIS)
+            ellipsis_shapes[index] = tuple(shape[start:start + covered[-1]])
+    if config.type_check and len(set(ellipsis_shapes.values())) > 1:
+        # compat: Chainer checks each '...' as one axis whose length is the covered shape, so
+        # the operands' '...' must cover the same shape: it does not broadcast them.
+        actual = ", ".join(f"x{index}: {shape}" for index, shape in ellipsis_shapes.items())
+        raise type_check.InvalidType(
+            "every '...' covers the same shape", actual,
+            "the axes each operand's '...' covers must have the same shape in einsum (it does "
+            f"not broadcast them), got {actual}: reshape or broadcast the operands first\n"
+            f"Expect: every '...' covers the same shape\nActual: {actual}")
     count = max(covered, default=0)
     if count and _ELLIPSIS not in output:
         # compat: Chainer refuses to sum over the axes of an ellipsis.

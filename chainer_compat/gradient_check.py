@@ -594,7 +594,8 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any, x_
     Args:
         func: As for :func:`check_backward`.
         x_data: An array or a tuple of arrays, the inputs.
-        y_grad: An array or a tuple of arrays, one gradient per output of ``func``.
+        y_grad: An array or a tuple of arrays, one gradient per output of ``func``; None for
+            an output that takes no part (its gradient is then not checked either).
         x_grad_grad: One array per float input: the gradient flowing into its first-order
             gradient.
         params: Variables whose gradients are part of the first-order gradient function.
@@ -617,20 +618,31 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any, x_
     grad_grads = _as_tuple(x_grad_grad)
     param_grad_grads = _as_tuple(params_grad_grad)
     params = _as_tuple(params)
-    if any(gy is None for gy in gys):
-        raise ValueError(
-            "y_grad must hold one array per output of func, got None: check_double_backward "
-            "needs explicit output gradients (xp.ones(()) for a loss)")
     n_inputs = len(xs)
     float_inputs = [x.dtype.kind == "f" for x in xs]
+    # An output whose gradient is None takes no part in the first-order gradient, and its
+    # gradient is not an input of the function checked (nor of no_grads' flags).
+    given = [i for i, gy in enumerate(gys) if gy is not None]
+    if not given:
+        raise ValueError(
+            "y_grad must hold an array for at least one output of func, got only None: "
+            "check_double_backward needs explicit output gradients (xp.ones(()) for a loss)")
+    if no_grads is not None:
+        if len(no_grads) != n_inputs + len(gys):
+            raise ValueError(
+                f"no_grads must have one flag per input and output gradient "
+                f"({n_inputs + len(gys)}), got {len(no_grads)}")
+        no_grads = list(no_grads[:n_inputs]) + [no_grads[n_inputs + i] for i in given]
 
     def first_order_grad(*inputs: Variable) -> tuple[Variable | None, ...]:
         xs_ = list(inputs[:n_inputs])
-        gys_ = list(inputs[n_inputs:])
+        gys_: list[Variable | None] = [None] * len(gys)
+        for i, gy in zip(given, inputs[n_inputs:]):
+            gys_[i] = gy
         outputs = _outputs_of(func(*xs_))
         _check_outputs_and_grad_outputs([None if y is None else y.array for y in outputs],
-                                        [gy.array for gy in gys_])
-        present = [(y, gy) for y, gy in zip(outputs, gys_) if y is not None]
+                                        [None if gy is None else gy.array for gy in gys_])
+        present = [(y, gy) for y, gy in zip(outputs, gys_) if y is not None and gy is not None]
         targets = [x for x, is_float in zip(xs_, float_inputs) if is_float] + list(params)
         if not present or not targets:
             return tuple([None] * len(targets))
@@ -639,7 +651,8 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any, x_
         return tuple(grads)
 
     try:
-        check_backward(first_order_grad, xs + gys, grad_grads + param_grad_grads, params=params,
+        check_backward(first_order_grad, xs + tuple(gys[i] for i in given),
+                       grad_grads + param_grad_grads, params=params,
                        eps=eps, atol=atol, rtol=rtol, no_grads=no_grads, dtype=dtype,
                        detect_nondifferentiable=detect_nondifferentiable)
     except AssertionError as error:

@@ -114,10 +114,11 @@ def _check_array_types(arrays: Any, device: backend.Device, method_name: str) ->
     """Checks what a user hook such as ``generate_inputs`` returned (a test-writing error)."""
     if not isinstance(arrays, tuple):
         raise TypeError(f"`{method_name}()` must return a tuple, not {type(arrays)}.")
-    if not all(isinstance(a, device.supported_array_types) for a in arrays):
+    # None stands for an absent array (an output with no gradient, for example).
+    if not all(a is None or isinstance(a, device.supported_array_types) for a in arrays):
         raise TypeError(
-            f"{method_name}() must return a tuple of arrays supported by device {device}.\n"
-            f"Actual: {tuple(type(a) for a in arrays)}")
+            f"{method_name}() must return a tuple of arrays supported by device {device} or "
+            f"None.\nActual: {tuple(type(a) for a in arrays)}")
 
 
 def _check_variable_types(variables: Any, device: backend.Device, method_name: str,

@@ -650,3 +650,28 @@ def test_assert_allclose_is_a_deprecated_alias() -> None:
         with pytest.raises(AssertionError):
             gradient_check.assert_allclose(numpy.ones(2), numpy.zeros(2))
     assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+
+
+def test_check_double_backward_skips_an_output_whose_gradient_is_none() -> None:
+    # Chainer's FunctionTestCase passes None for an output without a gradient; that output
+    # takes no part, and the other output's second-order gradient is still checked.
+    x = numpy.random.uniform(0.5, 1, (3,))
+
+    def two_outputs(x):
+        return x * x * x, F.exp(x)
+
+    check_double_backward(two_outputs, x, (numpy.ones(3), None), numpy.random.uniform(-1, 1, 3))
+    check_double_backward(two_outputs, x, (None, numpy.ones(3)), numpy.random.uniform(-1, 1, 3),
+                          no_grads=[False, True, False])  # the None gradient's flag drops
+
+    def wrong_second_derivative(x):
+        return F.exp(x), Cube(wrong_second=True).apply((x,))[0]
+
+    with pytest.raises(AssertionError):
+        check_double_backward(wrong_second_derivative, x, (None, numpy.ones(3)),
+                              numpy.random.uniform(-1, 1, 3))
+    with pytest.raises(ValueError, match="at least one output"):
+        check_double_backward(two_outputs, x, (None, None), numpy.random.uniform(-1, 1, 3))
+    with pytest.raises(ValueError, match="one flag per input and output gradient"):
+        check_double_backward(two_outputs, x, (numpy.ones(3), None), numpy.ones(3),
+                              no_grads=[False, False])

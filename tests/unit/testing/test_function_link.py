@@ -131,6 +131,33 @@ def test_wrong_backward_raises_function_test_error_and_double_backward_is_not_bl
     assert isinstance(error.value.__cause__, AssertionError)
 
 
+class _TwoOutputsCase(_Case):
+    """Outputs ``(x * x, x * x)``; the first output's gradient is None, as Chainer allows."""
+
+    def forward(self, inputs, device):
+        x, = inputs
+        return self.node().apply((x,))[0], Square().apply((x,))[0]
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return utils.force_array(x * x), utils.force_array(x * x)
+
+    def generate_grad_outputs(self, outputs_template):
+        return None, numpy.random.uniform(-1, 1, outputs_template[1].shape)
+
+
+def test_a_none_output_gradient_leaves_that_output_out_of_the_checks():
+    instance = case(_TwoOutputsCase)
+    instance.run_test_backward(CPU)
+    instance.run_test_double_backward(CPU)
+    # The other output is still checked: a wrong gradient there fails.
+    wrong = type("WrongSecond", (_TwoOutputsCase,), {
+        "forward": lambda self, inputs, device: (Square().apply(inputs)[0],
+                                                 SquareWrongBackward().apply(inputs)[0])})
+    with pytest.raises(testing.FunctionTestError):
+        case(wrong).run_test_backward(CPU)
+
+
 @pytest.mark.parametrize("node", [SquareBackwardOnArrays, SquareWrongDoubleBackward])
 def test_wrong_double_backward_raises_function_test_error(node):
     cls = type("WrongDouble", (_Case,), {"node": node})

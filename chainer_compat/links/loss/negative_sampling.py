@@ -12,7 +12,7 @@ import numpy
 
 from chainer_compat import configuration, link, variable
 from chainer_compat.device_resident import DeviceResidentsVisitor
-from chainer_compat.functions.loss.negative_sampling import negative_sampling
+from chainer_compat.functions.loss import negative_sampling as negative_sampling_module
 from chainer_compat.utils import argument
 from chainer_compat.utils.walker_alias import WalkerAlias
 
@@ -64,5 +64,8 @@ class NegativeSampling(link.Link):
                 :func:`~chainer_compat.functions.negative_sampling` does.
         """
         return_samples, = argument.parse_kwargs(kwargs, ("return_samples", False))
-        return negative_sampling(x, t, self.W, self.sampler.sample, self.sample_size,
-                                 reduce=reduce, return_samples=return_samples)
+        # Looked up on the module at each call, as Chainer's link does, so that a test patching
+        # ``chainer.functions.loss.negative_sampling.negative_sampling`` reaches this call.
+        return negative_sampling_module.negative_sampling(
+            x, t, self.W, self.sampler.sample, self.sample_size, reduce=reduce,
+            return_samples=return_samples)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy
 import pytest
 
@@ -57,3 +59,20 @@ def test_sampler_follows_the_link_to_the_gpu(cupy):
     assert link.sampler.use_gpu
     loss = link(cupy.ones((2, 3), cupy.float32), cupy.array([0, 2], cupy.int32))
     assert isinstance(loss.array, cupy.ndarray)
+
+
+def test_the_link_calls_the_function_through_its_module(monkeypatch):
+    # Chainer's link looks negative_sampling up on its module at each call, so tests patch
+    # chainer.functions.loss.negative_sampling.negative_sampling to swap the sampler.
+    module = importlib.import_module("chainer_compat.functions.loss.negative_sampling")
+    calls = []
+    real = module.negative_sampling
+
+    def spy(*args, **kwargs):
+        calls.append(args[3])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "negative_sampling", spy)
+    link = NegativeSampling(3, [1, 2, 3, 4], 2)
+    link(numpy.ones((2, 3), numpy.float32), numpy.array([0, 1], numpy.int32))
+    assert calls == [link.sampler.sample]

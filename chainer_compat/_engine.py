@@ -439,9 +439,14 @@ class _Run:
                        input_grads: Any) -> tuple[Any, ...]:
         """Checks what backward returned; keeps the target gradients of one per input."""
         if type(input_grads) not in (tuple, list):
-            raise TypeError(func._get_error_message(
-                "backward must return a tuple of gradients (one per input, or one per target "
-                f"index), got {type(input_grads).__name__}{_missing_return_hint(input_grads)}"))
+            # compat: Chainer's debug mode reports this as a gradient of the wrong type
+            # (ValueError); outside it, the TypeError this is.
+            error = ValueError if self.debug else TypeError
+            prefix = "type of gradients returned from backward is incorrect: " if self.debug else ""
+            raise error(func._get_error_message(
+                f"{prefix}backward must return a tuple of gradients (one per input, or one per "
+                f"target index), got {type(input_grads).__name__}"
+                f"{_missing_return_hint(input_grads)}"))
         count = len(input_grads)
         total = len(func.inputs)
         if count == len(indexes):
@@ -466,6 +471,8 @@ class _Run:
         array = gx._array
         if (type(array) is not node._array_type or array.shape != node.shape
                 or array.dtype != node.dtype):
+            if self.debug and not func._old_style:
+                _check_grad_in_debug_mode(func, index, node, array)
             _check_grad_type(func, node, True, array)
         if self.debug and array.dtype.kind in "fc":
             if bool(backend.get_array_module(array).isnan(array).any()):
@@ -583,6 +590,18 @@ def _take_preset_grad(node: VariableNode) -> Variable | None:
 
 def _missing_return_hint(value: Any) -> str:
     return ": is backward missing a return statement?" if value is None else ""
+
+
+def _check_grad_in_debug_mode(func: FunctionNode, index: int, node: VariableNode,
+                              array: Any) -> None:
+    """Raises the ValueError Chainer's debug mode raises for a gradient of another shape or
+    dtype than its input (outside debug mode, :func:`_check_grad_type` reports it)."""
+    for what, actual, expected in (("shape", array.shape, node.shape),
+                                   ("dtype", array.dtype, node.dtype)):
+        if actual != expected:
+            raise ValueError(func._get_error_message(
+                f"{what} of gradients returned from backward is incorrect: "
+                f"input-index={index}, actual {actual} != expected {expected}"))
 
 
 # --------------------------------------------------------------------------------- front doors

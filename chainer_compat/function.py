@@ -18,7 +18,7 @@ from chainer_compat import function_node as _function_node_module
 from chainer_compat.configuration import force_backprop_mode, no_backprop_mode
 from chainer_compat.configuration import thread_flags as _thread_flags
 from chainer_compat.function_hook import FunctionHook, HookHandle
-from chainer_compat.function_node import _ALL_INDEXES, FunctionNode
+from chainer_compat.function_node import _ALL_INDEXES, FunctionNode, _InstanceTypeCheck
 from chainer_compat.variable import Variable, VariableNode, _check_grad_type, _new_unlinked_variable
 
 # FunctionHook and the two mode helpers are re-exported for legacy ``chainer.function`` imports.
@@ -55,6 +55,8 @@ class FunctionAdapter(FunctionNode):
     Args:
         function: The Function to wrap.
     """
+
+    _old_style = True
 
     # NOTE [adapter ownership]
     # compat: Chainer's ownership swap. The graph must keep an applied Function alive (its
@@ -317,7 +319,10 @@ class _TypeCheckingAdapter(FunctionAdapter):
 
 
 def _checks_types(function: Function) -> bool:
-    return type(function).check_type_forward is not _function_base_check_type_forward
+    # A check assigned to the instance counts too: NOTE [checks assigned to instances].
+    return (type(function).check_type_forward is not _function_base_check_type_forward
+            or _function_node_module._checks_assigned
+            and function._assigned_type_check is not None)
 
 
 class _OldStyleGradient(FunctionNode):
@@ -407,7 +412,9 @@ class Function:
             # defaults, so skipping FunctionAdapter.__init__ (which only sets the weak
             # reference) is safe.
             node = _new(FunctionAdapter if type(self).check_type_forward
-                        is _function_base_check_type_forward else _TypeCheckingAdapter)
+                        is _function_base_check_type_forward and (
+                            not _function_node_module._checks_assigned
+                            or self._assigned_type_check is None) else _TypeCheckingAdapter)
         else:
             node = self._owned_node
             if node is not None:
@@ -417,7 +424,10 @@ class Function:
             else:
                 node = self._applied_node()
                 if node is None:
-                    node = _new(_TypeCheckingAdapter if _checks_types(self) else FunctionAdapter)
+                    node = _new(FunctionAdapter if type(self).check_type_forward
+                        is _function_base_check_type_forward and (
+                            not _function_node_module._checks_assigned
+                            or self._assigned_type_check is None) else _TypeCheckingAdapter)
         # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
         node._function = self
         # While it runs, forward reaches the adapter (retain_inputs, retain_outputs) through
@@ -535,8 +545,9 @@ class Function:
         self.node.delete_hook(name)
 
     # ----------------------------------------------------------------------------- forward
-    def check_type_forward(self, in_types: Any) -> None:
-        """Checks the input types with ``utils.type_check``; the default checks nothing."""
+    # A check assigned to an instance runs: NOTE [checks assigned to instances].
+    check_type_forward = _InstanceTypeCheck()
+    _assigned_type_check: Any = None
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Computes the output arrays; dispatches to forward_cpu/forward_gpu by array type.

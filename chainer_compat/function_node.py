@@ -110,6 +110,49 @@ class _CompactLinks:
         setattr(func, self.attribute, links)
 
 
+def _no_type_check(node: Any, in_types: Any) -> None:
+    """Checks the input types with ``utils.type_check``; the default checks nothing."""
+
+
+_no_type_check.__name__ = _no_type_check.__qualname__ = "check_type_forward"
+
+
+# Whether any instance was ever given a check of its own: until one is, apply() does not look.
+_checks_assigned = False
+
+
+def _assigned_or_default(node: Any) -> Any:
+    assigned = node._assigned_type_check
+    return _no_type_check.__get__(node) if assigned is None else assigned
+
+
+def _assign(node: Any, check: Any) -> None:
+    global _checks_assigned
+    _checks_assigned = True
+    node._assigned_type_check = check
+
+
+def _unassign(node: Any) -> None:
+    if node._assigned_type_check is None:
+        raise AttributeError("check_type_forward")
+    node._assigned_type_check = None
+
+
+class _InstanceTypeCheck(property):
+    """``check_type_forward`` of ``FunctionNode`` and of ``Function``, for classes that do not
+    define their own: reading it on an instance gives the check assigned to that instance, if
+    any, else the default, which checks nothing. See NOTE [checks assigned to instances].
+
+    A property, so that reading it from the class (as apply() does) runs no Python code.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(_assigned_or_default, _assign, _unassign, _no_type_check.__doc__)
+
+    def __call__(self, node: Any, in_types: Any) -> None:
+        """``FunctionNode.check_type_forward(node, in_types)``, as a subclass may call it."""
+
+
 class FunctionNode:
     """A differentiable function and its node in the computational graph.
 
@@ -140,6 +183,9 @@ class FunctionNode:
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: dict[str, FunctionHook] | None = None
     _is_chainerx_fallback_mode = False
+    # True for the adapters of old-style Functions, whose bad gradients Chainer reports in
+    # the words of its Variable checks even in debug mode.
+    _old_style = False
     # Fingerprints of the arrays retained for backward (chainer_compat.autograd's checker).
     _saved_records: Any = None
     _saved_lone_array: Any = None  # the array of a lone record (NOTE [saved records])
@@ -265,7 +311,8 @@ class FunctionNode:
             self.stack = traceback.extract_stack()
 
         # 2. Type-check, only for functions that define a check.
-        if type(self).check_type_forward is not _base_check_type_forward and flags.type_check:
+        if (type(self).check_type_forward is not _base_check_type_forward
+                or _checks_assigned and self._assigned_type_check is not None) and flags.type_check:
             self._check_data_type_forward(in_data)
 
         # 3. Pre-hooks, global then local.
@@ -494,8 +541,18 @@ class FunctionNode:
         with type_check.get_function_check_context(self):
             self.check_type_forward(in_types)
 
-    def check_type_forward(self, in_types: Any) -> None:
-        """Checks the input types with ``utils.type_check``; the default checks nothing."""
+    # NOTE [checks assigned to instances]
+    # apply() type-checks only functions whose class defines check_type_forward: most do not,
+    # and the class attribute settles it at no cost. Chainer calls self.check_type_forward on
+    # every apply instead, so a check assigned to an instance runs there (tests assign mocks to
+    # count the calls); the base class's attribute is a data descriptor that files such an
+    # assignment under _assigned_type_check, which apply() reads for classes without a check
+    # once any instance has been given one (_checks_assigned), so that until then it costs
+    # nothing.
+    # A class that defines the method holds a plain function, so an assignment to one of its
+    # instances lands in the instance and shadows it, as in Chainer.
+    check_type_forward = _InstanceTypeCheck()
+    _assigned_type_check: Any = None
 
     # ----------------------------------------------------------------------------- forward
     def forward_chainerx(self, inputs: tuple[Any, ...]) -> Any:

@@ -1,0 +1,118 @@
+"""Checks as Chainer 7.8.1 runs them: a ``check_type_forward`` assigned to an instance (tests
+assign mocks and count the calls), and the ValueErrors that debug mode raises for a backward
+that returns a gradient of the wrong type, shape or dtype. Found by running Chainer's own test
+suite against chainer_compat. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on
+Chainer 7.8.1 itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from unittest import mock
+
+import numpy
+import pytest
+
+chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
+type_check = importlib.import_module(chainer.__name__ + ".utils.type_check")
+
+
+def _apply(function, *arrays):
+    inputs = tuple(chainer.Variable(a) for a in arrays)
+    if isinstance(function, chainer.FunctionNode):
+        return function.apply(inputs)
+    return function(*inputs)
+
+
+# ------------------------------------------------------------- checks assigned to instances
+@pytest.mark.parametrize("base", ["FunctionNode", "Function"])
+def test_a_check_assigned_to_an_instance_runs_once_per_call_on_light_types(base):
+    function = getattr(chainer, base)()
+    function.check_type_forward = mock.MagicMock()
+    function.forward_cpu = mock.MagicMock(return_value=(numpy.ones(2, numpy.float32),))
+    _apply(function, numpy.zeros(2, numpy.float32), numpy.zeros((3,), numpy.int32))
+    assert function.check_type_forward.call_count == 1
+    in_types, = function.check_type_forward.call_args[0]
+    assert isinstance(in_types, type_check.LightTypeInfoTuple)
+    assert [t.shape for t in in_types] == [(2,), (3,)]
+
+
+@pytest.mark.parametrize("base", ["FunctionNode", "Function"])
+def test_an_assigned_check_that_fails_stops_the_call(base):
+    def refuse_all(in_types):
+        type_check.expect(in_types.size() == 0)
+
+    function = getattr(chainer, base)()
+    function.check_type_forward = refuse_all
+    function.forward_cpu = mock.MagicMock(return_value=(numpy.ones(2, numpy.float32),))
+    with pytest.raises(type_check.InvalidType):
+        _apply(function, numpy.zeros(2, numpy.float32))
+    assert function.forward_cpu.call_count == 0
+
+
+def test_deleting_an_assigned_check_restores_the_default():
+    node = chainer.FunctionNode()
+    check = mock.MagicMock()
+    node.check_type_forward = check
+    del node.check_type_forward
+    node.forward_cpu = mock.MagicMock(return_value=(numpy.ones(2, numpy.float32),))
+    _apply(node, numpy.zeros(2, numpy.float32))
+    assert check.call_count == 0
+    assert chainer.FunctionNode.check_type_forward(node, None) is None
+
+
+def test_an_instance_check_shadows_the_check_its_class_defines():
+    calls = []
+
+    class Checked(chainer.FunctionNode):
+        def check_type_forward(self, in_types):
+            raise AssertionError("the class's check must not run")
+
+        def forward(self, inputs):
+            return inputs
+
+    node = Checked()
+    node.check_type_forward = calls.append
+    _apply(node, numpy.zeros(2, numpy.float32))
+    assert len(calls) == 1
+
+
+def test_other_instances_keep_the_default():
+    mocked = chainer.FunctionNode()
+    mocked.check_type_forward = mock.MagicMock()
+    other = chainer.FunctionNode()
+    other.forward_cpu = mock.MagicMock(return_value=(numpy.ones(1, numpy.float32),))
+    _apply(other, numpy.zeros(1, numpy.float32))
+    assert mocked.check_type_forward.call_count == 0
+
+
+# ----------------------------------------------------------- debug-mode checks of gradients
+def _returning(gradients):
+    class ReturnsGiven(chainer.FunctionNode):
+        def forward(self, inputs):
+            return numpy.array(1, numpy.float32),
+
+        def backward(self, indexes, grad_outputs):
+            return gradients
+
+    return ReturnsGiven()
+
+
+@pytest.mark.parametrize("gradients, initial, pattern", [
+    ((lambda: (chainer.Variable(numpy.array([2, 3], numpy.float32)),)), None,
+     "shape of gradients returned from backward is incorrect"),
+    ((lambda: numpy.array([2.0], numpy.float32)), None,
+     "type of gradients returned from backward is incorrect"),
+    ((lambda: (chainer.Variable(numpy.array([2], numpy.int64)),)),
+     numpy.array([1], numpy.float32), "dtype of gradients returned from backward is incorrect"),
+])
+def test_debug_mode_reports_a_bad_gradient_with_chainers_value_error(gradients, initial,
+                                                                      pattern):
+    x = chainer.Variable(numpy.array([1], numpy.float32))
+    y, = _returning(gradients()).apply((x,))
+    if initial is not None:
+        x.grad = initial
+    with chainer.using_config("debug", True):
+        with pytest.raises(ValueError, match=pattern):
+            y.backward()

@@ -43,8 +43,12 @@ class LoadCheck:
 
 
 def checks_only(serializer: Any) -> bool:
-    """Whether ``serializer`` is the check pass of an all-or-nothing load."""
-    return getattr(serializer, "_checks_only", False)
+    """Whether ``serializer`` is the check pass of an all-or-nothing load.
+
+    Only ``True`` itself counts: a serializer that answers any attribute (a mock in a test,
+    or a proxy) is an ordinary serializer.
+    """
+    return getattr(serializer, "_checks_only", False) is True
 
 
 def load_json(serializer: Any, key: str) -> Any:

@@ -349,6 +349,12 @@ class FunctionNode:
         output_link: Any = None  # NOTE [compact links]
         for y in outputs:
             if type(y) is not _ndarray or not on_numpy:
+                if y is None:  # NOTE [absent outputs]
+                    out = _absent_output(creator, out_rank, requires_grad)
+                    ret += (out,)
+                    if record:
+                        output_link = _linked(output_link, out._node)
+                    continue
                 self._check_output_array(y, on_numpy, in_data)
             out = _new(Variable)
             out._array = y
@@ -739,6 +745,35 @@ class FunctionNode:
             else:
                 lines.append(f"    output {i}: shape={node.shape} dtype={node.dtype}")
         return "\n".join(lines)
+
+
+# NOTE [absent outputs]
+# compat: as in Chainer, forward may return None for an output it does not compute. The
+# output is a Variable without an array (shape and dtype None) whose gradient is always None;
+# a retained one is given back as such a Variable, and an old-style Function sees None in its
+# output_data. apply() builds these off its fast path, with the two helpers below.
+def _absent_output(creator: FunctionNode | None, rank: int, requires_grad: bool) -> Variable:
+    out = _new_variable(_PLACEHOLDER, requires_grad)
+    out._array = None
+    node = out._node
+    node.dtype = node.shape = None
+    node._array_type = type(None)
+    node._creator_node = creator
+    node.rank = rank
+    return out
+
+
+_PLACEHOLDER = numpy.empty(0)
+
+
+def _linked(output_link: Any, node: VariableNode) -> Any:
+    """``output_link`` with a weak reference to ``node`` added, as apply() links its outputs
+    (NOTE [compact links])."""
+    if output_link is None:
+        return _weakref(node)
+    if type(output_link) is _weakref:
+        return (output_link, _weakref(node))
+    return output_link + (_weakref(node),)
 
 
 _base_check_type_forward = FunctionNode.check_type_forward

@@ -1,6 +1,7 @@
-"""Checks as Chainer 7.8.1 runs them: a ``check_type_forward`` assigned to an instance (tests
-assign mocks and count the calls), and the ValueErrors that debug mode raises for a backward
-that returns a gradient of the wrong type, shape or dtype. Found by running Chainer's own test
+"""Checks and outputs as Chainer 7.8.1 has them: a ``check_type_forward`` assigned to an
+instance (tests assign mocks and count the calls), the ValueErrors that debug mode raises for
+a backward that returns a gradient of the wrong type, shape or dtype, and forwards that leave
+some outputs as None. Found by running Chainer's own test
 suite against chainer_compat. Set CHAINER_CONFORMANCE_TARGET=chainer to run this file on
 Chainer 7.8.1 itself.
 """
@@ -116,3 +117,60 @@ def test_debug_mode_reports_a_bad_gradient_with_chainers_value_error(gradients, 
     with chainer.using_config("debug", True):
         with pytest.raises(ValueError, match=pattern):
             y.backward()
+
+
+# ------------------------------------------------------------------- outputs left as None
+class _MiddleOnly(chainer.FunctionNode):
+    """Computes only its middle output; the other two are None."""
+
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_outputs((1, 2))
+        return None, x * 3 + 2, None
+
+    def backward(self, indexes, grad_outputs):
+        self.seen = (grad_outputs, self.get_retained_outputs())
+        return 3 * grad_outputs[1],
+
+
+class _MiddleOnlyOldStyle(chainer.Function):
+    def forward(self, inputs):
+        x, = inputs
+        self.retain_inputs(())
+        self.retain_outputs((1, 2))
+        return None, x * 3 + 2, None
+
+    def backward(self, inputs, grad_outputs):
+        self.seen = (inputs, grad_outputs, self.output_data)
+        return 3 * grad_outputs[1],
+
+
+def test_a_function_node_may_leave_outputs_as_none():
+    x = chainer.Variable(numpy.array([2, 3], numpy.float32))
+    node = _MiddleOnly()
+    y1, y2, y3 = node.apply((x,))
+    assert y1.array is None and y3.array is None
+    assert y1.creator_node is node and y3.creator_node is node
+    numpy.testing.assert_array_equal(y2.array, [8, 11])
+    y2.grad = numpy.array([2, 4], numpy.float32)
+    y2.backward()
+    numpy.testing.assert_array_equal(x.grad, [6, 12])
+    grad_outputs, retained = node.seen
+    assert grad_outputs[0] is None and grad_outputs[2] is None
+    numpy.testing.assert_array_equal(retained[0].array, [8, 11])
+    assert retained[1] is None  # Chainer 7.8.1 gives None for a retained absent output
+
+
+def test_an_old_style_function_may_leave_outputs_as_none():
+    x = chainer.Variable(numpy.array([2, 3], numpy.float32))
+    function = _MiddleOnlyOldStyle()
+    y1, y2, y3 = function(x)
+    assert y1.array is None and y3.array is None
+    y2.grad = numpy.array([2, 4], numpy.float32)
+    y2.backward()
+    numpy.testing.assert_array_equal(x.grad, [6, 12])
+    inputs, grad_outputs, output_data = function.seen
+    assert inputs == (None,)
+    assert grad_outputs[0] is None and grad_outputs[2] is None
+    assert output_data[0] is None and output_data[2] is None
+    numpy.testing.assert_array_equal(output_data[1], [8, 11])

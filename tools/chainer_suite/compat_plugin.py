@@ -19,7 +19,7 @@ import chainer_compat
 chainer_compat.install_as_chainer()
 chainer_compat.install_numpy1_aliases()
 
-from chainer_compat import backend  # noqa: E402 (after the alias, as a test would import)
+from chainer_compat import backend, distributions  # noqa: E402 (after the alias)
 from chainer_compat.backends import _cpu, cuda  # noqa: E402
 from chainer_compat.functions.array import flip  # noqa: E402
 from chainer_compat.functions.math import basic_math  # noqa: E402
@@ -65,8 +65,9 @@ _SHIMS: list[tuple[Any, str, Any]] = [
     # Chainer keeps a node's rank in ``_rank``; tests set it to arrange a graph.
     (VariableNode, "_rank", property(lambda node: node.rank,
                                      lambda node, rank: setattr(node, "rank", rank))),
-    # Test files newer than 7.8.1 call backend.to_numpy (chainer_plugin.py adds it there too).
+    # Names test files newer than 7.8.1 use (chainer_plugin.py gives them to Chainer too).
     (backend, "to_numpy", _to_numpy),
+    (distributions, "kl_divergence", chainer_compat.kl_divergence),
 ]
 
 for owner, name, value in _SHIMS:

@@ -131,9 +131,9 @@ class Sequential(ChainList):
     def __contains__(self, layer: object) -> bool:
         return layer in self._layers
 
-    def __getitem__(self, index: Any) -> Any:
-        """Returns the layer at ``index``, or a plain list of layers for a slice."""
-        return self._layers[index]
+    def __getitem__(self, i: Any) -> Any:
+        """Returns the layer at ``i``, or a plain list of layers for a slice."""
+        return self._layers[i]
 
     def __setitem__(self, index: Any, layer: Any) -> None:
         """Replaces the layer at the integer position ``index`` by ``layer``.
@@ -169,24 +169,24 @@ class Sequential(ChainList):
                     break
             self._rename_children()
 
-    def insert(self, index: int, layer: Any) -> None:
-        """Inserts ``layer`` before the layer at ``index`` (``index == len(self)`` appends).
+    def insert(self, i: int, layer: Any) -> None:
+        """Inserts ``layer`` before the layer at ``i`` (``i == len(self)`` appends).
 
         Args:
-            index: A position from ``-len(self)`` to ``len(self)``.
+            i: A position from ``-len(self)`` to ``len(self)``.
             layer: A Link or another callable.
 
         Raises:
-            IndexError: If ``index`` is out of that range.
+            IndexError: If ``i`` is out of that range.
             ValueError: If ``layer`` is not callable.
         """
         size = len(self._layers)
-        if not -size <= index <= size:
+        if not -size <= i <= size:
             raise IndexError(
-                f"Index out of range: {index}. A Sequential's insert index must be in "
+                f"Index out of range: {i}. A Sequential's insert index must be in "
                 f"[{-size}, {size}]")
         _require_callable(layer)
-        position = index + size if index < 0 else index
+        position = i + size if i < 0 else i
         self._layers.insert(position, layer)
         if isinstance(layer, Link):
             self._children.insert(self._child_slot(position), layer)
@@ -250,14 +250,14 @@ class Sequential(ChainList):
                 f"There is no layer object that is same as {layer}")
         del self[self._layers.index(layer)]
 
-    def pop(self, index: int = -1) -> Any:
-        """Removes and returns the layer at ``index`` (the last one by default).
+    def pop(self, i: int = -1) -> Any:
+        """Removes and returns the layer at ``i`` (the last one by default).
 
         Raises:
-            IndexError: If the Sequential is empty or ``index`` is out of range.
+            IndexError: If the Sequential is empty or ``i`` is out of range.
         """
-        layer = self._layers[index]
-        del self[index]
+        layer = self._layers[i]
+        del self[i]
         return layer
 
     def clear(self) -> None:

@@ -35,9 +35,9 @@ class _TestError(AssertionError):
     """Base of the errors that say the code under test (not the test) is wrong."""
 
     @classmethod
-    def check(cls, expression: Any, message: str) -> None:
-        """Raises this error with ``message`` unless ``expression`` is true."""
-        if not expression:
+    def check(cls, expr: Any, message: str) -> None:
+        """Raises this error with ``message`` unless ``expr`` is true."""
+        if not expr:
             raise cls(message)
 
     @classmethod
@@ -224,6 +224,7 @@ class FunctionTestBase:
     skip_backward_test = False
     skip_double_backward_test = False
     dodge_nondifferentiable = False
+    numerical_grad_dtype: Any = numpy.float64
     contiguous: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -350,7 +351,7 @@ class FunctionTestBase:
                 backend_config.get_array(grad_outputs))
             with FunctionTestError.raise_if_fail("backward is not implemented correctly"):
                 gradient_check.check_backward(
-                    function, inputs, grad_outputs, dtype=numpy.float64,
+                    function, inputs, grad_outputs, dtype=self.numerical_grad_dtype,
                     detect_nondifferentiable=self.dodge_nondifferentiable,
                     **(self.check_backward_options or {}))
 
@@ -381,7 +382,8 @@ class FunctionTestBase:
             with backend_config, FunctionTestError.raise_if_fail(
                     "double backward is not implemented correctly"):
                 gradient_check.check_double_backward(
-                    function, inputs, grad_outputs, grad_grad_inputs, dtype=numpy.float64,
+                    function, inputs, grad_outputs, grad_grad_inputs,
+                    dtype=self.numerical_grad_dtype,
                     detect_nondifferentiable=self.dodge_nondifferentiable,
                     **(self.check_double_backward_options or {}))
 
@@ -404,8 +406,10 @@ class FunctionTestCase(_CollectOnlySubclasses, FunctionTestBase, unittest.TestCa
 
     Attributes: ``skip_forward_test``, ``skip_backward_test``, ``skip_double_backward_test``
     (False); ``dodge_nondifferentiable`` (False: when True, inputs are redrawn while the
-    numerical gradient finds a non-differentiable point); ``contiguous`` (None: inputs and
-    gradients are made non-contiguous; 'C': left C-contiguous); ``check_forward_options``,
+    numerical gradient finds a non-differentiable point); ``numerical_grad_dtype`` (float64:
+    the dtype the numerical gradients are computed in, whatever the inputs' dtype);
+    ``contiguous`` (None: inputs and gradients are made non-contiguous; 'C': left
+    C-contiguous); ``check_forward_options``,
     ``check_backward_options``, ``check_double_backward_options``: keyword arguments of
     ``testing.assert_allclose``, ``gradient_check.check_backward`` and
     ``check_double_backward``, usually updated in ``setUp``.
@@ -556,7 +560,8 @@ class LinkTestCase(_CollectOnlySubclasses, _LinkTestBase, unittest.TestCase):
 
     Attributes: ``param_names`` (names of the parameters whose gradients are checked),
     ``skip_forward_test``, ``skip_backward_test``, ``dodge_nondifferentiable``,
-    ``contiguous``, ``check_forward_options`` and ``check_backward_options``, as for
+    ``numerical_grad_dtype``, ``contiguous``, ``check_forward_options`` and
+    ``check_backward_options``, as for
     :class:`FunctionTestCase`. A wrong link raises :class:`LinkTestError`.
     """
 
@@ -567,6 +572,7 @@ class LinkTestCase(_CollectOnlySubclasses, _LinkTestBase, unittest.TestCase):
     skip_forward_test = False
     skip_backward_test = False
     dodge_nondifferentiable = False
+    numerical_grad_dtype: Any = numpy.float64
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # compat: options set as class attributes are kept (Chainer resets them to {}).
@@ -635,7 +641,8 @@ class LinkTestCase(_CollectOnlySubclasses, _LinkTestBase, unittest.TestCase):
 
             with LinkTestError.raise_if_fail("backward is not implemented correctly"):
                 gradient_check._check_backward_with_params(
-                    forward, inputs, grad_outputs, params=params, dtype=numpy.float64,
+                    forward, inputs, grad_outputs, params=params,
+                    dtype=self.numerical_grad_dtype,
                     detect_nondifferentiable=self.dodge_nondifferentiable,
                     **(self.check_backward_options or {}))
 

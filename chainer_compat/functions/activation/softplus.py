@@ -78,9 +78,9 @@ class Softplus(FloatActivation):
 class SoftplusGrad(FunctionNode):
     """Gradient of Softplus: ``gy * sigmoid(beta * x)``."""
 
-    def __init__(self, beta: Any) -> None:
-        # compat: Chainer's constructor takes the tuple ``(beta,)``; a bare beta is ours.
-        self.beta = beta[0] if isinstance(beta, (tuple, list)) else beta
+    def __init__(self, inputs: Any) -> None:
+        # compat: Chainer's constructor takes the tuple ``(beta,)``; a bare beta works too.
+        self.beta = inputs[0] if isinstance(inputs, (tuple, list)) else inputs
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ("x", "gy"))

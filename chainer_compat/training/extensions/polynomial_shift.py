@@ -26,6 +26,9 @@ class PolynomialShift(_ShiftBase):
         optimizer: Optimizer to change; the updater's ``'main'`` one when ``None``.
     """
 
+    # compat: a leftover of Chainer 1 that Chainer 7.8.1 still defines here (and nothing reads).
+    invoke_before_training = True
+
     def __init__(self, attr: str, rate: float, max_count: int, init: float | None = None,
                  target: float | None = None, optimizer: Any = None) -> None:
         super().__init__(attr, init, optimizer)

@@ -560,3 +560,33 @@ def test_trainer_helper_builds_a_trainer_around_a_counting_updater(monkeypatch):
     assert updater.update_core.call_count == 4
     with pytest.raises(ValueError, match="iter_per_epoch"):
         testing.get_trainer_with_mock_updater(iter_per_epoch=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# numerical_grad_dtype
+
+def test_numerical_grad_dtype_sets_the_precision_of_the_numerical_gradients():
+    # float64 by default, whatever the inputs' dtype; a float16 numerical gradient of x * x
+    # near 1 misses the exact one by more than 1e-4, so the check fails.
+    exact = type("Exact", (_Case,), {"check_backward_options": {"atol": 1e-4, "rtol": 1e-4},
+                                     "generate_inputs": lambda self: (
+                                         numpy.full((3,), 0.987, numpy.float64),)})
+    case(exact).run_test_backward(CPU)
+    coarse = type("Coarse", (exact,), {"numerical_grad_dtype": numpy.float16})
+    with pytest.raises(testing.FunctionTestError):
+        case(coarse).run_test_backward(CPU)
+
+
+def test_link_test_case_honours_numerical_grad_dtype():
+    assert testing.LinkTestCase.numerical_grad_dtype is numpy.float64
+    coarse = type("CoarseLink", (_LinkCase,), {
+        "numerical_grad_dtype": numpy.float16,
+        "setUp": lambda self: self.check_backward_options.update(atol=1e-5, rtol=1e-5)})
+    instance = coarse("test_backward")
+    instance.setUp()
+    with pytest.raises(testing.LinkTestError):
+        instance.test_backward(CPU)
+    default = type("FineLink", (coarse,), {"numerical_grad_dtype": numpy.float64})(
+        "test_backward")
+    default.setUp()
+    default.test_backward(CPU)

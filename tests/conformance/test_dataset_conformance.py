@@ -438,3 +438,48 @@ def test_cache_or_load_file_creates_then_loads(dataset_root):
     assert os.path.exists(path)
     assert dataset_module.cache_or_load_file(path, creator, loader) == [0, 1, 2]
     assert len(created) == 1
+
+
+# ------------------------------------------------------------------ tabular concatenation
+class _Recording(chainer.dataset.TabularDataset):
+    """A one-column tabular dataset of ``offset, offset + 1, ...`` that records the indices
+    each get_examples call receives."""
+
+    def __init__(self, size, offset, calls):
+        self._size, self._offset, self._calls = size, offset, calls
+
+    def __len__(self):
+        return self._size
+
+    @property
+    def keys(self):
+        return ("a",)
+
+    @property
+    def mode(self):
+        return tuple
+
+    def get_examples(self, indices, key_indices):
+        self._calls.append((self._offset, indices))
+        rows = list(range(self._size))
+        picked = rows if indices is None else (
+            rows[indices] if isinstance(indices, slice) else [rows[i] for i in indices])
+        return [self._offset + row for row in picked],
+
+
+@pytest.mark.parametrize("indices, slices", [
+    (slice(13, 6, -2), [(0, slice(9, 6, -2)), (10, slice(3, None, -2))]),
+    (slice(2, 14, 3), [(0, slice(2, 10, 3)), (10, slice(1, 4, 3))]),
+    pytest.param(slice(None, None, -4), [(0, slice(6, None, -4)), (10, slice(4, None, -4))],
+                 marks=pytest.mark.skipif(
+                     chainer.__name__ == "chainer",
+                     reason="Chainer 7.8.1 misaligns a descending step that starts past a "
+                            "dataset's end: it returns rows [14, 10, 9, 5, 1]")),
+    (slice(12, None), [(10, slice(2, 5, 1))]),
+])
+def test_concat_hands_each_dataset_chainers_slice(indices, slices):
+    calls = []
+    view = _Recording(10, 0, calls).concat(_Recording(5, 10, calls))
+    column, = view.get_examples(indices, None)
+    assert list(column) == list(range(15))[indices]
+    assert sorted(calls, key=lambda call: call[0]) == slices

@@ -10,7 +10,6 @@ import bisect
 import itertools
 from typing import Any
 
-from chainer_compat.dataset.tabular._slice import _range_to_slice
 from chainer_compat.dataset.tabular.tabular_dataset import Indices, KeyIndices, TabularDataset
 
 
@@ -53,12 +52,19 @@ class _Concat(TabularDataset):
         parts = []
         offset = 0
         for dataset in self._datasets:
-            first, end = _positions_within(rows, offset, offset + len(dataset))
+            size = len(dataset)
+            first, end = _positions_within(rows, offset, offset + size)
             if first < end:
-                own = rows[first:end]
-                shifted = range(own.start - offset, own.stop - offset, own.step)
-                parts.append(dataset.get_examples(_range_to_slice(shifted), key_indices))
-            offset += len(dataset)
+                # compat: each dataset gets the slice Chainer hands it: from its first row, to
+                # the requested stop cut at its own end (None past its start when descending).
+                stop = rows.stop - offset
+                if rows.step > 0:
+                    stop = min(stop, size)
+                elif stop < 0:
+                    stop = None  # type: ignore[assignment]
+                part = slice(rows[first] - offset, stop, rows.step)
+                parts.append(dataset.get_examples(part, key_indices))
+            offset += size
         # A descending slice meets the later datasets first.
         if rows.step < 0:
             parts.reverse()

@@ -560,6 +560,56 @@ class FunctionNode:
     check_type_forward = _InstanceTypeCheck()
     _assigned_type_check: Any = None
 
+    # ------------------------------------------------------------------------ memory layouts
+    # compat: Chainer 7's experimental memory layouts (chainer.memory_layouts). Every array
+    # here has the standard layout, so every layout is None; apply() does not call
+    # check_layout_forward, which could only pass.
+    is_elementwise = False
+
+    def check_layout_forward(self, inputs: tuple[Variable, ...]) -> None:
+        """Checks the memory layouts of the input Variables, as Chainer's default does: an
+        elementwise function takes inputs of one layout, any other only standard ones.
+
+        Raises:
+            RuntimeError: If the layouts are mixed (elementwise) or not standard.
+        """
+        layouts = [x.layout for x in inputs]
+        if self.is_elementwise:
+            if any(layout != layouts[0] for layout in layouts):
+                raise RuntimeError(
+                    "Inputs with mixed memory layouts were given to an elementwise function.\n"
+                    f"Function: {self.label}\nInput layouts: {', '.join(map(str, layouts))}")
+        elif any(layout is not None for layout in layouts):
+            raise RuntimeError(
+                "Inputs with non-standard layouts were given to a function without explicit "
+                f"`check_layout_forward` implementation.\nFunction: {self.label}\n"
+                f"Input layouts: {', '.join(map(str, layouts))}")
+
+    @property
+    def input_layouts(self) -> tuple[None, ...]:
+        """The memory layout of each input (None: standard), once the node is applied."""
+        inputs = self.inputs
+        if inputs is None:
+            raise AssertionError(f"input_layouts of {self.label} are known once it is applied")
+        return (None,) * len(inputs)
+
+    @property
+    def output_layouts(self) -> tuple[None, ...]:
+        """The memory layout of each output (None: standard), once the node is applied."""
+        outputs = self.outputs
+        if outputs is None:
+            raise AssertionError(f"output_layouts of {self.label} are known once it is applied")
+        return (None,) * len(outputs)
+
+    @output_layouts.setter
+    def output_layouts(self, layouts: tuple[Any, ...]) -> None:
+        if not isinstance(layouts, tuple):
+            raise TypeError(f"output_layouts must be a tuple, got {type(layouts).__name__}")
+        if any(layout is not None for layout in layouts):
+            raise ValueError(
+                f"output_layouts of {self.label} must all be None: chainer_compat supports "
+                f"only the standard memory layout, got {layouts}")
+
     # ----------------------------------------------------------------------------- forward
     def forward_chainerx(self, inputs: tuple[Any, ...]) -> Any:
         """Returns ``Fallback``: ChainerX is not supported."""

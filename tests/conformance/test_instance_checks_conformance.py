@@ -174,3 +174,22 @@ def test_an_old_style_function_may_leave_outputs_as_none():
     assert grad_outputs[0] is None and grad_outputs[2] is None
     assert output_data[0] is None and output_data[2] is None
     numpy.testing.assert_array_equal(output_data[1], [8, 11])
+
+
+# ------------------------------------------------------------------------- memory layouts
+class _SetsItsLayouts(chainer.FunctionNode):
+    def forward(self, inputs):
+        self.output_layouts = (None, None)
+        return inputs[0] * 2, inputs[1] + 1
+
+
+def test_layouts_are_the_standard_one_for_every_input_and_output():
+    node = _SetsItsLayouts()
+    assert node.is_elementwise is False
+    with pytest.raises(AssertionError):
+        node.input_layouts
+    x = chainer.Variable(numpy.ones(2, numpy.float32))
+    node.apply((x, numpy.zeros(2, numpy.float32)))
+    assert node.input_layouts == (None, None)
+    assert node.output_layouts == (None, None)
+    assert node.check_layout_forward((x, x)) is None

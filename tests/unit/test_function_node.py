@@ -363,3 +363,21 @@ def test_every_class_named_for_forward_by_device_exists_and_answers_forward_cpu(
         cls = found[name]
         assert cls.forward_cpu is not FunctionNode.forward_cpu, name
         assert cls.forward_gpu is not FunctionNode.forward_gpu, name
+
+
+def test_only_the_standard_memory_layout_is_accepted():
+    class WithLayout:
+        def __init__(self, layout):
+            self.layout = layout
+
+    node = Twice()
+    with pytest.raises(ValueError, match="only the standard memory layout"):
+        node.output_layouts = ("NHWC",)
+    with pytest.raises(TypeError, match="must be a tuple"):
+        node.output_layouts = [None]
+    with pytest.raises(RuntimeError, match="non-standard layouts"):
+        node.check_layout_forward((WithLayout(None), WithLayout("NHWC")))
+    node.is_elementwise = True
+    with pytest.raises(RuntimeError, match="mixed memory layouts"):
+        node.check_layout_forward((WithLayout(None), WithLayout("NHWC")))
+    assert node.check_layout_forward((WithLayout("NHWC"), WithLayout("NHWC"))) is None

@@ -121,7 +121,7 @@ class Link(DeviceResident):
     def _check_init_done(self) -> None:
         if not self._init_done:
             raise RuntimeError(
-                f"Link.__init__() has not been called: {type(self).__name__}.__init__ must "
+                f"Link.__init__() has not been called.\n{type(self).__name__}.__init__ must "
                 "call super().__init__() before init_scope() or calling the link")
 
     # ----------------------------------------------------------------------------- text

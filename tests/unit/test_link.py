@@ -140,7 +140,7 @@ class NoSuperInit(Link):
 
 def test_init_scope_and_call_need_link_init():
     link = NoSuperInit()
-    with pytest.raises(RuntimeError, match=r"Link.__init__\(\) has not been called"), \
+    with pytest.raises(RuntimeError, match=r"^Link\.__init__\(\) has not been called\.\n"), \
             link.init_scope():
         pass
     with pytest.raises(RuntimeError, match="super"):

@@ -14,6 +14,7 @@ import numpy
 
 from chainer_compat import backend, utils, variable
 from chainer_compat.function_node import FunctionNode
+from chainer_compat.functions.array.cast import cast as _cast
 from chainer_compat.functions.array.get_item import get_item as _get_item
 from chainer_compat.functions.array.reshape import reshape as _reshape
 from chainer_compat.functions.array.swapaxes import swapaxes as _swapaxes
@@ -139,6 +140,10 @@ class CooMatMul(FunctionNode):
         rows, cols, height, width = self._entries()
         g = _swapaxes(g_product, -1, -2) if self.transc else g_product
         right = _swapaxes(dense, -1, -2) if self.transb else dense
+        # Mixed dtypes (float32 entries, float64 B) multiply in the wider one.
+        wide = numpy.result_type(g.dtype, right.dtype)
+        g = g if g.dtype == wide else _cast(g, wide)
+        right = right if right.dtype == wide else _cast(right, wide)
         valid = (rows >= 0) & (cols >= 0)
         safe_rows, safe_cols = xp.where(valid, rows, 0), xp.where(valid, cols, 0)
         if right.ndim == 3:
@@ -149,6 +154,10 @@ class CooMatMul(FunctionNode):
             right = _reshape(right, (-1, right.shape[-1]))
         picked = _sum(_get_item(g, safe_rows) * _get_item(right, safe_cols), axis=1)
         picked = _reshape(picked, data.shape)
+        # The entries' gradient has their dtype, as Chainer's CooMatMulGradSP gives it, also
+        # when the product was computed in a wider one (float32 entries, float64 B).
+        if picked.dtype != data.dtype:
+            picked = _cast(picked, data.dtype)
         return picked * valid.astype(data.dtype)
 
 

@@ -56,6 +56,30 @@ def test_gradients_of_first_and_second_order(transa, transb):
         function, inputs, gy, tuple(rng.standard_normal(a.shape) for a in inputs))
 
 
+@pytest.mark.parametrize("sparse_dtype, dense_dtype",
+                         [(numpy.float32, numpy.float64), (numpy.float64, numpy.float32),
+                          (numpy.float16, numpy.float32)])
+@pytest.mark.parametrize("sparse_first", [True, False])
+def test_mixed_dtypes_give_each_input_a_gradient_of_its_own_dtype(sparse_dtype, dense_dtype,
+                                                                   sparse_first):
+    rng = numpy.random.default_rng(2)
+    template = to_coo(_sparse(rng, (3, 4) if sparse_first else (4, 3)).astype(sparse_dtype))
+    dense = rng.standard_normal((4, 5) if sparse_first else (5, 4)).astype(dense_dtype)
+
+    def function(data, dense):
+        sparse = _with_data(data, template)
+        return sparse_matmul(sparse, dense) if sparse_first else sparse_matmul(dense, sparse)
+
+    inputs = (template.data.array.copy(), dense)
+    wide = numpy.result_type(sparse_dtype, dense_dtype)
+    gy = rng.standard_normal((3, 5) if sparse_first else (5, 3)).astype(wide)
+    options = {"atol": 5e-2, "rtol": 5e-2, "dtype": numpy.float64}
+    gradient_check.check_backward(function, inputs, gy, **options)
+    gradient_check.check_double_backward(
+        function, inputs, gy, tuple(rng.standard_normal(a.shape).astype(a.dtype)
+                                    for a in inputs), **options)
+
+
 def test_padding_entries_get_no_gradient():
     matrix = to_coo(numpy.eye(3), ldnz=5, requires_grad=True)
     product = sparse_matmul(matrix, numpy.ones((3, 2)))

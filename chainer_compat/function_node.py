@@ -562,8 +562,9 @@ class FunctionNode:
 
     # ------------------------------------------------------------------------ memory layouts
     # compat: Chainer 7's experimental memory layouts (chainer.memory_layouts). Every array
-    # here has the standard layout, so every layout is None; apply() does not call
-    # check_layout_forward, which could only pass.
+    # here has the standard layout, so every input layout is None; apply() does not call
+    # check_layout_forward, which could only pass, and nothing reads the output layouts a
+    # forward may set.
     is_elementwise = False
 
     def check_layout_forward(self, inputs: tuple[Variable, ...]) -> None:
@@ -588,27 +589,28 @@ class FunctionNode:
     @property
     def input_layouts(self) -> tuple[None, ...]:
         """The memory layout of each input (None: standard), once the node is applied."""
-        inputs = self.inputs
-        if inputs is None:
-            raise AssertionError(f"input_layouts of {self.label} are known once it is applied")
-        return (None,) * len(inputs)
+        return self._standard_layouts(self.inputs, "input_layouts")
 
     @property
-    def output_layouts(self) -> tuple[None, ...]:
-        """The memory layout of each output (None: standard), once the node is applied."""
-        outputs = self.outputs
-        if outputs is None:
-            raise AssertionError(f"output_layouts of {self.label} are known once it is applied")
-        return (None,) * len(outputs)
+    def output_layouts(self) -> tuple[Any, ...]:
+        """The memory layout of each output, once the node is applied: the ones forward set
+        (``memory_layouts.AsLayout`` does), else None (standard) for each."""
+        if self._output_layouts is not None:
+            return self._output_layouts
+        return self._standard_layouts(self.outputs, "output_layouts")
 
     @output_layouts.setter
     def output_layouts(self, layouts: tuple[Any, ...]) -> None:
         if not isinstance(layouts, tuple):
             raise TypeError(f"output_layouts must be a tuple, got {type(layouts).__name__}")
-        if any(layout is not None for layout in layouts):
-            raise ValueError(
-                f"output_layouts of {self.label} must all be None: chainer_compat supports "
-                f"only the standard memory layout, got {layouts}")
+        self._output_layouts = layouts
+
+    _output_layouts: tuple[Any, ...] | None = None
+
+    def _standard_layouts(self, links: tuple[Any, ...] | None, name: str) -> tuple[None, ...]:
+        if links is None:
+            raise AssertionError(f"{name} of {self.label} are known once it is applied")
+        return (None,) * len(links)
 
     # ----------------------------------------------------------------------------- forward
     def forward_chainerx(self, inputs: tuple[Any, ...]) -> Any:

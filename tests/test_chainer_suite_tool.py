@@ -54,10 +54,13 @@ def test_lists_what_passes_on_chainer_and_not_here_by_its_error(tmp_path):
                                  "(not run here: collection error or another test id)"]
 
 
-def test_test_ids_are_compared_without_numpy_reprs_or_addresses():
+def test_test_ids_are_compared_without_numpy_reprs_addresses_or_random_values():
     normalized = run_suite._normalized(
-        "T_{d=bool_, s=np.float64(1.5), f=<function f at 0x7f3a2c>}::test")
-    assert normalized == "T_{d=bool, s=1.5, f=<function f at 0x>}::test"
+        "T_{d=bool_, s=np.float64(1.5), f=<function f at 0x7f3a2c>, "
+        "b=array([[0.5, 0.1],\n       [0.2, 0.3]]), i=array([1, 2], dtype=int32), "
+        "l=array([[0.3, ..., 0.6]], shape=(15, 32))}::test")
+    assert normalized == ("T_{d=bool, s=1.5, f=<function f at 0x>, b=array(...), "
+                          "i=array(...), l=array(...)}::test")
 
 
 def test_refuses_a_folder_without_chainer_tests(tmp_path, capsys):

@@ -25,6 +25,7 @@ from chainer_compat.functions.array import flip  # noqa: E402
 from chainer_compat.functions.math import basic_math  # noqa: E402
 from chainer_compat.serializers import hdf5  # noqa: E402
 from chainer_compat.testing import matrix  # noqa: E402
+from chainer_compat.training.extensions import variable_statistics_plot  # noqa: E402
 from chainer_compat.variable import Variable, VariableNode  # noqa: E402
 
 
@@ -45,9 +46,9 @@ def _constant_label(value: Any) -> str:
     return basic_math._constant_label(array)
 
 
-def _h5py_importable() -> bool:
+def _importable(module: str) -> bool:
     try:
-        import h5py  # noqa: F401
+        __import__(module)
     except ImportError:
         return False
     return True
@@ -59,7 +60,8 @@ _SHIMS: list[tuple[Any, str, Any]] = [
     (flip, "_flip", lambda array, axis: numpy.flip(array, axis)),
     (basic_math, "_convert_value_to_string", _constant_label),
     (matrix, "_broadcast_to", numpy.broadcast_to),
-    (hdf5, "_available", _h5py_importable()),
+    (hdf5, "_available", _importable("h5py")),
+    (variable_statistics_plot, "_available", _importable("matplotlib")),
     (Variable, "_init_unchecked", staticmethod(_init_unchecked)),
     (Variable, "_has_chainerx_array", False),
     # Chainer keeps a node's rank in ``_rank``; tests set it to arrange a graph.

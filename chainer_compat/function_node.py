@@ -310,7 +310,7 @@ class FunctionNode:
         if debug:
             self.stack = traceback.extract_stack()
 
-        # 2. Type-check, only for functions that define a check.
+        # 2. Type-check, only for functions that define a check or were given one.
         if (type(self).check_type_forward is not _base_check_type_forward
                 or _checks_assigned and self._assigned_type_check is not None) and flags.type_check:
             self._check_data_type_forward(in_data)

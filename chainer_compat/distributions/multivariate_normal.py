@@ -25,7 +25,7 @@ _LOG_PROB_CONSTANT = -0.5 * math.log(2 * math.pi)
 class TriangularInverse(function_node.FunctionNode):
     """The inverse of a batch of lower-triangular matrices (shape ``(..., d, d)``).
 
-    The gradient is kept on the lower triangle, since only it parameterizes the input.
+    Only the lower triangle is read, and the gradient is kept on it.
     """
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -35,7 +35,10 @@ class TriangularInverse(function_node.FunctionNode):
         if matrix.size == 0:
             return (matrix.copy(),)
         identity = xp.broadcast_to(xp.eye(matrix.shape[-1], dtype=matrix.dtype), matrix.shape)
-        return (xp.linalg.solve(matrix, identity).astype(matrix.dtype, copy=False),)
+        # Only the triangle is read, as a triangular solve (Chainer's) reads it: whatever lies
+        # outside it does not change the inverse, and gets no gradient.
+        triangle = xp.where(self._kept(xp, matrix.shape), matrix, 0)
+        return (xp.linalg.solve(triangle, identity).astype(matrix.dtype, copy=False),)
 
     def backward(self, target_input_indexes: tuple[int, ...],
                  grad_outputs: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -45,12 +48,48 @@ class TriangularInverse(function_node.FunctionNode):
         inverse_t = F.swapaxes(inverse, -1, -2)
         # d(L^-1) = -L^-1 dL L^-1, so the input gradient is -L^-T g L^-T.
         matrix_grad = -F.matmul(F.matmul(inverse_t, grad), inverse_t)
-        lower = xp.broadcast_to(xp.tril(xp.ones(inverse.shape[-2:], dtype=bool)), inverse.shape)
-        return (F.where(lower, matrix_grad, xp.zeros(inverse.shape, inverse.dtype)),)
+        kept = self._kept(xp, inverse.shape)
+        return (F.where(kept, matrix_grad, xp.zeros(inverse.shape, inverse.dtype)),)
+
+    def _kept(self, xp: Any, shape: tuple[int, ...]) -> Any:
+        """Where the gradient is kept: the lower triangle of each matrix."""
+        return xp.broadcast_to(xp.tril(xp.ones(shape[-2:], dtype=bool)), shape)
 
 
 def _triangular_inverse(matrix: Any) -> variable.Variable:
     return TriangularInverse().apply((matrix,))[0]
+
+
+class TriangularInv(TriangularInverse):
+    """Chainer's node for the inverse of one float32 triangular matrix (shape ``(d, d)``).
+
+    Args:
+        lower: Whether the matrix is lower (True) or upper triangular; its gradient is kept
+            on that triangle.
+
+    ``MultivariateNormal`` uses :class:`TriangularInverse`, which also takes batches and any
+    float dtype; this class keeps Chainer's constructor and type check for code that builds it.
+    """
+
+    def __init__(self, lower: bool) -> None:
+        self._lower = lower
+
+    def check_type_forward(self, in_types: Any) -> None:
+        from chainer_compat.utils import type_check  # layer 2, on first use
+
+        type_check._argname(in_types, ("a",))
+        a_type, = in_types
+        type_check.expect(a_type.dtype == numpy.float32, a_type.ndim == 2,
+                          a_type.shape[0] == a_type.shape[1])
+
+    def _kept(self, xp: Any, shape: tuple[int, ...]) -> Any:
+        kept = super()._kept(xp, shape)
+        return kept if self._lower else kept.T
+
+
+def _triangular_inv(x: Any, lower: bool = True) -> variable.Variable:
+    """Chainer's helper: the inverse of one triangular matrix (see :class:`TriangularInv`)."""
+    return TriangularInv(lower).apply((x,))[0]
 
 
 def _triangular_log_det(matrix: variable.Variable) -> variable.Variable:

@@ -1,26 +1,57 @@
 """Helpers shared by the distributions: ``x log x`` extended to 0 and sampling primitives.
 
-Layer 8: imports backend, functions and variable.
+Layer 8: imports backend, function_node, functions, utils and variable.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from chainer_compat import backend, variable
+from chainer_compat import backend, function_node, utils, variable
 from chainer_compat import functions as F
 
 __all__: list[str] = []
+
+
+class ModifiedXLogX(function_node.FunctionNode):
+    """``x * log(x)``, extended by its limit 0 at ``x == 0`` (Chainer's node for entropies).
+
+    Args:
+        logx: The Variable ``log(x)`` where ``x > 0`` (any finite value elsewhere: 0 at
+            ``x == 0`` is what :func:`_modified_xlogx` passes). The gradient, ``1 + log(x)``,
+            is built from it, so it can be differentiated again.
+
+    The gradient at ``x == 0``, where ``x log x`` has none, is 0, with a ``RuntimeWarning``
+    saying so, as in Chainer.
+    """
+
+    def __init__(self, logx: variable.Variable) -> None:
+        self._logx = logx
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self._at_zero = utils.force_array(x == 0)
+        y = utils.force_array(x * self._logx.array)
+        y[self._at_zero] = 0
+        return y,
+
+    def backward(self, indexes: tuple[int, ...], grad_outputs: Any) -> tuple[Any, ...]:
+        if self._at_zero.any():
+            warnings.warn("cannot calculate gradient for zero input.", RuntimeWarning,
+                          stacklevel=2)
+        gy, = grad_outputs
+        away_from_zero = 1 - self._at_zero.astype(gy.dtype)
+        return gy * ((1 + self._logx) * away_from_zero),
 
 
 def _modified_xlogx(x: Any) -> variable.Variable:
     """``x * log(x)`` with the limit 0 at ``x == 0``, differentiable where ``x > 0``."""
     x = variable.as_variable(x)
     xp = backend.get_array_module(x)
-    positive = xp.asarray(x.array > 0)
-    # log of a placeholder 1 where x == 0 keeps NaN out of both the value and the gradient.
-    safe = F.where(positive, x, xp.ones_like(x.array))
-    return F.where(positive, x * F.log(safe), xp.zeros_like(x.array))
+    # log of a placeholder 1 where x <= 0 keeps NaN out of both the value and the gradient.
+    logx = F.log(F.where(xp.asarray(x.array > 0), x, xp.ones_like(x.array)))
+    return ModifiedXLogX(logx).apply((x,))[0]
 
 
 def _array_module(*values: Any) -> Any:

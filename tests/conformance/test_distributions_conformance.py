@@ -312,3 +312,59 @@ def test_multivariate_normal_log_prob_takes_a_float64_array_in_the_parameters_dt
     assert log_prob.dtype == numpy.float32
     expected = -numpy.log(2 * numpy.pi) - 0.5 * float(x @ x)
     numpy.testing.assert_allclose(float(log_prob.array), expected, rtol=1e-6)
+
+
+# ------------------------------------------------ internals: ModifiedXLogX, TriangularInv
+def test_modified_xlogx_is_x_log_x_with_zero_at_zero_and_warns_on_its_gradient_there():
+    dutils = importlib.import_module(chainer.__name__ + ".distributions.utils")
+    x = chainer.Variable(numpy.array([0.0, 0.5, 2.0]))
+    y = dutils._modified_xlogx(x)
+    numpy.testing.assert_allclose(y.array, [0.0, 0.5 * math.log(0.5), 2 * math.log(2.0)])
+    y.grad = numpy.ones(3)
+    with pytest.warns(RuntimeWarning, match="cannot calculate gradient for zero input"):
+        y.backward()
+    numpy.testing.assert_allclose(x.grad, [0.0, 1 + math.log(0.5), 1 + math.log(2.0)])
+
+
+def test_modified_xlogx_can_be_differentiated_twice():
+    dutils = importlib.import_module(chainer.__name__ + ".distributions.utils")
+    x = chainer.Variable(numpy.array([0.5, 2.0]))
+    gx, = chainer.grad([dutils._modified_xlogx(x)], [x], [chainer.Variable(numpy.ones(2))],
+                       enable_double_backprop=True)
+    ggx, = chainer.grad([gx], [x], [chainer.Variable(numpy.ones(2))])
+    numpy.testing.assert_allclose(ggx.array, 1 / x.array)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_triangular_inv_reads_only_its_triangle_and_keeps_the_gradient_there(lower):
+    mvn = importlib.import_module(chainer.__name__ + ".distributions.multivariate_normal")
+    rng = numpy.random.RandomState(3)
+    full = (rng.uniform(-1, 1, (3, 3)) + 3 * numpy.eye(3)).astype(numpy.float32)
+    triangle = numpy.tril(full) if lower else numpy.triu(full)
+    x = chainer.Variable(full)
+    y = mvn._triangular_inv(x, lower)
+    numpy.testing.assert_allclose(y.array, numpy.linalg.inv(triangle), rtol=1e-5, atol=1e-6)
+    y.grad = numpy.ones((3, 3), numpy.float32)
+    y.backward()
+    outside = numpy.triu(numpy.ones((3, 3)), 1) if lower else numpy.tril(numpy.ones((3, 3)), -1)
+    assert (x.grad[outside.astype(bool)] == 0).all()
+    assert (x.grad[~outside.astype(bool)] != 0).all()
+
+
+def test_triangular_inv_takes_one_float32_matrix():
+    mvn = importlib.import_module(chainer.__name__ + ".distributions.multivariate_normal")
+    type_check = importlib.import_module(chainer.__name__ + ".utils.type_check")
+    for bad in (numpy.eye(3), numpy.ones((2, 3, 3), numpy.float32)):
+        with pytest.raises(type_check.InvalidType):
+            mvn._triangular_inv(bad)
+
+
+def test_multivariate_normal_reads_only_the_lower_triangle_of_scale_tril_to_invert_it():
+    rng = numpy.random.RandomState(4)
+    loc = rng.uniform(-1, 1, (3,)).astype(numpy.float32)
+    tril = numpy.tril(rng.uniform(0.5, 1, (3, 3))).astype(numpy.float32)
+    x = rng.uniform(-1, 1, (3,)).astype(numpy.float32)
+    clean = D.MultivariateNormal(loc, scale_tril=tril).log_prob(x).array
+    noisy_tril = tril + numpy.triu(numpy.full((3, 3), 5, numpy.float32), 1)
+    noisy = D.MultivariateNormal(loc, scale_tril=noisy_tril).log_prob(x).array
+    numpy.testing.assert_allclose(noisy, clean, rtol=1e-5)

@@ -440,9 +440,11 @@ class _Run:
         """Checks what backward returned; keeps the target gradients of one per input."""
         if type(input_grads) not in (tuple, list):
             # compat: Chainer's debug mode reports this as a gradient of the wrong type
-            # (ValueError); outside it, the TypeError this is.
-            error = ValueError if self.debug else TypeError
-            prefix = "type of gradients returned from backward is incorrect: " if self.debug else ""
+            # (ValueError), iterating what backward returned; None does not iterate, so it
+            # stays the TypeError it is outside debug mode.
+            debug = self.debug and input_grads is not None
+            error = ValueError if debug else TypeError
+            prefix = "type of gradients returned from backward is incorrect: " if debug else ""
             raise error(func._get_error_message(
                 f"{prefix}backward must return a tuple of gradients (one per input, or one per "
                 f"target index), got {type(input_grads).__name__}"
@@ -472,13 +474,22 @@ class _Run:
         if (type(array) is not node._array_type or array.shape != node.shape
                 or array.dtype != node.dtype):
             if self.debug and not func._old_style:
-                _check_grad_in_debug_mode(func, index, node, array)
+                _check_grad_in_debug_mode(func, index, node, array, self._has_grad(node))
             _check_grad_type(func, node, True, array)
         if self.debug and array.dtype.kind in "fc":
             if bool(backend.get_array_module(array).isnan(array).any()):
                 raise RuntimeError(
                     f"NaN is detected on backward computation of {func.label}"
                     + func._creation_site())
+
+    def _has_grad(self, node: VariableNode) -> bool:
+        """Whether ``node`` already has a gradient: from this run, or a leaf's own."""
+        if node in self.grads:
+            return True
+        if not (self.load_leaf_grads and node._creator_node is None):
+            return False
+        variable = node.get_variable_or_none()
+        return variable is not None and variable._grad_var is not None
 
     def finish_leaves(self) -> None:
         """Stores the collected gradients in the leaf Variables (``backward()``)."""
@@ -593,12 +604,13 @@ def _missing_return_hint(value: Any) -> str:
 
 
 def _check_grad_in_debug_mode(func: FunctionNode, index: int, node: VariableNode,
-                              array: Any) -> None:
-    """Raises the ValueError Chainer's debug mode raises for a gradient of another shape or
-    dtype than its input (outside debug mode, :func:`_check_grad_type` reports it)."""
+                              array: Any, has_grad: bool) -> None:
+    """Raises the ValueError Chainer's debug mode raises for a gradient of another shape than
+    its input, or of another dtype than the gradient it already has (``has_grad``); the other
+    cases, and every case outside debug mode, :func:`_check_grad_type` reports."""
     for what, actual, expected in (("shape", array.shape, node.shape),
                                    ("dtype", array.dtype, node.dtype)):
-        if actual != expected:
+        if actual != expected and (what == "shape" or has_grad):
             raise ValueError(func._get_error_message(
                 f"{what} of gradients returned from backward is incorrect: "
                 f"input-index={index}, actual {actual} != expected {expected}"))

@@ -424,10 +424,11 @@ class Function:
             else:
                 node = self._applied_node()
                 if node is None:
-                    node = _new(FunctionAdapter if type(self).check_type_forward
-                        is _function_base_check_type_forward and (
-                            not _function_node_module._checks_assigned
-                            or self._assigned_type_check is None) else _TypeCheckingAdapter)
+                    node = _new(_TypeCheckingAdapter if _checks_types(self) else FunctionAdapter)
+            if type(node) is FunctionAdapter and _checks_types(self):
+                # A check assigned to the Function since its adapter was made (NOTE [checks
+                # assigned to instances]): the adapter becomes one that runs it.
+                node.__class__ = _TypeCheckingAdapter
         # compat: the ownership swap of NOTE [adapter ownership]: the adapter owns us now.
         node._function = self
         # While it runs, forward reaches the adapter (retain_inputs, retain_outputs) through

@@ -723,6 +723,9 @@ class FunctionNode:
         retained: list[Any] = []
         for index, data in zip(self._output_indexes_to_retain, self._retained_output_data):
             node = outputs[index]()
+            if node is None and data is None:  # an absent output: NOTE [absent outputs]
+                retained.append(None)
+                continue
             if node is None:
                 variable = _new_variable(data, True)
                 node = variable._node
@@ -802,8 +805,9 @@ class FunctionNode:
 # NOTE [absent outputs]
 # compat: as in Chainer, forward may return None for an output it does not compute. The
 # output is a Variable without an array (shape and dtype None) whose gradient is always None;
-# a retained one is given back as such a Variable, and an old-style Function sees None in its
-# output_data. apply() builds these off its fast path, with the two helpers below.
+# get_retained_outputs gives None for a retained one (as Chainer 7.8.1 does), and an old-style
+# Function sees None in its output_data. apply() builds these off its fast path, with the two
+# helpers below.
 def _absent_output(creator: FunctionNode | None, rank: int, requires_grad: bool) -> Variable:
     out = _new_variable(_PLACEHOLDER, requires_grad)
     out._array = None

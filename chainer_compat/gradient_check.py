@@ -328,7 +328,8 @@ class _GradientSetter(FunctionNode):
 
 def _backward_from(outputs: Sequence[Variable | None], grad_outputs: Sequence[Variable | None]
                    ) -> None:
-    present = [(y, gy) for y, gy in zip(outputs, grad_outputs) if y is not None]
+    present = [(y, gy) for y, gy in zip(outputs, grad_outputs)
+               if y is not None and y.array is not None]
     if not present:
         return
     (joined,) = _GradientSetter([gy for _, gy in present]).apply([y for y, _ in present])

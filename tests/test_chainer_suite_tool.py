@@ -54,6 +54,20 @@ def test_lists_what_passes_on_chainer_and_not_here_by_its_error(tmp_path):
                                  "(not run here: collection error or another test id)"]
 
 
+def test_tests_whose_ids_differ_only_in_random_values_stay_apart(tmp_path):
+    chainer = _report(tmp_path / "chainer.xml", [
+        ("t.A_{b=array([0.1])}::test", "passed", ""),
+        ("t.A_{b=array([0.2])}::test", "passed", ""),
+    ])
+    compat = _report(tmp_path / "compat.xml", [
+        ("t.A_{b=array([0.3])}::test", "failure", "AssertionError: wrong"),
+        ("t.A_{b=array([0.4])}::test", "passed", ""),
+    ])
+    counts, differences = run_suite.compare(chainer, compat)
+    assert counts == {"passing on both": 1, "passing on Chainer, failure here": 1}
+    assert list(differences) == ["AssertionError: wrong"]
+
+
 def test_test_ids_are_compared_without_numpy_reprs_addresses_or_random_values():
     normalized = run_suite._normalized(
         "T_{d=bool_, s=np.float64(1.5), f=<function f at 0x7f3a2c>, "

@@ -8,6 +8,7 @@ Chainer 7.8.1 itself.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 from unittest import mock
@@ -17,6 +18,8 @@ import pytest
 
 chainer = importlib.import_module(os.environ.get("CHAINER_CONFORMANCE_TARGET", "chainer_compat"))
 type_check = importlib.import_module(chainer.__name__ + ".utils.type_check")
+gradient_check = importlib.import_module(chainer.__name__ + ".gradient_check")
+F = importlib.import_module(chainer.__name__ + ".functions")
 
 
 def _apply(function, *arrays):
@@ -193,3 +196,83 @@ def test_layouts_are_the_standard_one_for_every_input_and_output():
     assert node.input_layouts == (None, None)
     assert node.output_layouts == (None, None)
     assert node.check_layout_forward((x, x)) is None
+
+
+# ------------------------------------------------ found by review: the same features, harder
+class _Twice(chainer.Function):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+@pytest.mark.parametrize("touch", ["kept output", "node read"])
+def test_a_check_assigned_after_the_function_has_an_adapter_runs(touch):
+    x = chainer.Variable(numpy.ones(2, numpy.float32))
+    function = _Twice()
+    if touch == "kept output":
+        y = function(x)  # noqa: F841 (keeps the adapter alive)
+    else:
+        function.node
+    with mock.patch.object(function, "check_type_forward") as check:
+        function(x)
+    assert check.call_count == 1
+
+
+class _FirstOnly(chainer.FunctionNode):
+    def forward(self, inputs):
+        self.retain_outputs((0, 1))
+        return inputs[0] * 2, None
+
+    def backward(self, indexes, grad_outputs):
+        y0, y1 = self.get_retained_outputs()
+        assert y1 is None
+        return grad_outputs[0] * 2,
+
+
+def test_a_retained_absent_output_whose_variable_is_gone_is_none():
+    x = chainer.Variable(numpy.ones(3, numpy.float32))
+    y = _FirstOnly().apply((x,))[0]  # the absent output's Variable is collected at once
+    gc.collect()
+    F.sum(y).backward()
+    numpy.testing.assert_array_equal(x.grad, [2, 2, 2])
+
+
+def test_check_backward_of_a_function_with_an_absent_output():
+    gradient_check.check_backward(lambda x: _FirstOnly().apply((x,)),
+                                  numpy.ones(3), (numpy.ones(3), None), dtype=numpy.float64)
+
+
+class _ForgetsToReturn(chainer.FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        pass
+
+
+def test_debug_mode_backward_returning_none_is_a_type_error():
+    x = chainer.Variable(numpy.ones(2, numpy.float32))
+    y, = _ForgetsToReturn().apply((x,))
+    y.grad = numpy.ones(2, numpy.float32)
+    with chainer.using_config("debug", True):
+        with pytest.raises(TypeError):
+            y.backward()
+
+
+class _Float64Grad(chainer.FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return chainer.Variable(numpy.ones(2, numpy.float64)),
+
+
+def test_debug_mode_dtype_of_a_first_gradient_is_the_variable_checks_type_error():
+    x = chainer.Variable(numpy.ones(2, numpy.float32))
+    y, = _Float64Grad().apply((x,))
+    y.grad = numpy.ones(2, numpy.float32)
+    with chainer.using_config("debug", True):
+        with pytest.raises(TypeError):
+            y.backward()

@@ -71,6 +71,7 @@ def _outcomes(report: Path) -> dict[str, tuple[str, str]]:
     outcomes: dict[str, tuple[str, str]] = {}
     if not report.exists():
         return outcomes
+    seen: collections.Counter[str] = collections.Counter()
     for case in ET.parse(report).getroot().iter("testcase"):
         outcome, reason = "passed", ""
         for child in case:
@@ -84,7 +85,13 @@ def _outcomes(report: Path) -> dict[str, tuple[str, str]]:
                 reason = (causes or lines or [child.get("message") or ""])[-1][:200]
             elif child.tag == "skipped":
                 outcome = "skipped"
-        outcomes[_normalized(f"{case.get('classname')}::{case.get('name')}")] = (outcome, reason)
+        # Ids that differ only in what _normalized drops (two random arrays) stay apart: both
+        # sides run the tests in the same order, so the n-th of them is the same test.
+        test_id = _normalized(f"{case.get('classname')}::{case.get('name')}")
+        seen[test_id] += 1
+        if seen[test_id] > 1:
+            test_id += f" #{seen[test_id]}"
+        outcomes[test_id] = (outcome, reason)
     return outcomes
 
 

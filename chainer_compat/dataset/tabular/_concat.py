@@ -1,7 +1,7 @@
 """The view behind ``TabularDataset.concat(*datasets)``: the rows of several datasets with the
 same keys, one dataset after another.
 
-Layer 8: imports chainer_compat.dataset.tabular.tabular_dataset and _slice.
+Layer 8: imports chainer_compat.dataset.tabular.tabular_dataset.
 """
 
 from __future__ import annotations

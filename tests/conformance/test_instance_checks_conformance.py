@@ -244,35 +244,13 @@ def test_check_backward_of_a_function_with_an_absent_output():
                                   numpy.ones(3), (numpy.ones(3), None), dtype=numpy.float64)
 
 
-class _ForgetsToReturn(chainer.FunctionNode):
-    def forward(self, inputs):
-        return inputs[0] * 2,
-
-    def backward(self, indexes, grad_outputs):
-        pass
-
-
-def test_debug_mode_backward_returning_none_is_a_type_error():
+@pytest.mark.parametrize("gradients", [
+    None,  # a backward that forgets to return
+    (chainer.Variable(numpy.ones(2, numpy.float64)),),  # a first gradient of another dtype
+], ids=["none", "first-gradient-dtype"])
+def test_debug_mode_keeps_the_type_errors_chainer_raises_outside_its_own_checks(gradients):
     x = chainer.Variable(numpy.ones(2, numpy.float32))
-    y, = _ForgetsToReturn().apply((x,))
-    y.grad = numpy.ones(2, numpy.float32)
-    with chainer.using_config("debug", True):
-        with pytest.raises(TypeError):
-            y.backward()
-
-
-class _Float64Grad(chainer.FunctionNode):
-    def forward(self, inputs):
-        return inputs[0] * 2,
-
-    def backward(self, indexes, grad_outputs):
-        return chainer.Variable(numpy.ones(2, numpy.float64)),
-
-
-def test_debug_mode_dtype_of_a_first_gradient_is_the_variable_checks_type_error():
-    x = chainer.Variable(numpy.ones(2, numpy.float32))
-    y, = _Float64Grad().apply((x,))
-    y.grad = numpy.ones(2, numpy.float32)
+    y, = _returning(gradients).apply((x,))
     with chainer.using_config("debug", True):
         with pytest.raises(TypeError):
             y.backward()

@@ -373,7 +373,7 @@ class FunctionNode:
             node._array_type = type(y)
             out._node = node
             ret += (out,)
-            if record:
+            if record:  # _linked, inlined
                 if output_link is None:
                     output_link = _weakref(node)
                 elif type(output_link) is _weakref:
@@ -566,6 +566,7 @@ class FunctionNode:
     # check_layout_forward, which could only pass, and nothing reads the output layouts a
     # forward may set.
     is_elementwise = False
+    _output_layouts: tuple[Any, ...] | None = None  # set by a forward, through output_layouts
 
     def check_layout_forward(self, inputs: tuple[Variable, ...]) -> None:
         """Checks the memory layouts of the input Variables, as Chainer's default does: an
@@ -604,8 +605,6 @@ class FunctionNode:
         if not isinstance(layouts, tuple):
             raise TypeError(f"output_layouts must be a tuple, got {type(layouts).__name__}")
         self._output_layouts = layouts
-
-    _output_layouts: tuple[Any, ...] | None = None
 
     def _standard_layouts(self, links: tuple[Any, ...] | None, name: str) -> tuple[None, ...]:
         if links is None:

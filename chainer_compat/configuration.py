@@ -32,6 +32,11 @@ def _flag(text: str) -> bool:
     return bool(int(text))
 
 
+def _flag_or_never(text: str) -> bool | str:
+    """A flag that may also be 'never' (as ``use_cudnn`` may)."""
+    return "never" if text.strip().lower() == "never" else _flag(text)
+
+
 class _Mixed16:
     """The ``mixed16`` default dtype: float16 arrays, with float32 where a link asks for it."""
 
@@ -87,8 +92,9 @@ KEYS: tuple[_Key, ...] = (
     _Key("use_static_graph", True, None, None, "static-graph optimisation (unused)"),
     _Key("warn_nondeterministic", False, "CHAINER_WARN_NONDETERMINISTIC", _flag,
          "warn when a non-deterministic algorithm runs"),
-    _Key("check_saved_arrays", False, "CHAINER_COMPAT_CHECK_SAVED_ARRAYS", _flag,
-         "fingerprint large saved arrays too (small ones always are)"),
+    _Key("check_saved_arrays", False, "CHAINER_COMPAT_CHECK_SAVED_ARRAYS", _flag_or_never,
+         "True: fingerprint large saved arrays too (small ones always are); 'never': read "
+         "saved arrays changed in place as they are, as Chainer does"),
 )
 
 

@@ -35,6 +35,10 @@ _ALL_INPUTS = _ALL_INDEXES
 _FIRST_ONLY = _ALL_INDEXES[1]
 
 
+class _EveryInput(tuple):  # type: ignore[type-arg]
+    """Every input's index, kept by default rather than asked for (nine inputs or more)."""
+
+
 class _MissingGradient(ValueError, IndexError):
     """An old-style backward returned no gradient for an input that needs one.
 
@@ -131,7 +135,7 @@ class FunctionAdapter(FunctionNode):
         # compat: old-style functions retain all inputs by default.
         count = len(inputs)
         self._input_indexes_to_retain = (
-            _ALL_INPUTS[count] if count < 9 else tuple(range(count)))
+            _ALL_INPUTS[count] if count < 9 else _EveryInput(range(count)))
         if type(function).forward is not _function_base_forward:
             return function.forward(inputs)
         # Function.forward's dispatch, inlined: this runs once per old-style node.
@@ -139,6 +143,13 @@ class FunctionAdapter(FunctionNode):
             if type(array) is not _ndarray and backend.is_cupy_array(array):
                 return function.forward_gpu(inputs)
         return function.forward_cpu(inputs)
+
+    @property
+    def _keeps_every_input(self) -> bool:
+        """Whether forward kept the inputs by default, without calling retain_inputs."""
+        indexes = self._input_indexes_to_retain
+        count = len(indexes)
+        return indexes is _ALL_INPUTS[count] if count < 9 else type(indexes) is _EveryInput
 
     def _take_function(self) -> Function:
         """Swaps ownership for an adapter applied directly rather than through Function()."""

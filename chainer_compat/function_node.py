@@ -506,7 +506,8 @@ class FunctionNode:
                 node._data = array
             kept: Sequence[VariableNode] = input_nodes
         else:
-            indexes = tuple(indexes)
+            if not isinstance(indexes, tuple):  # a tuple subclass keeps its type (_EveryInput)
+                indexes = tuple(indexes)
             for index in indexes:
                 if not -count <= index < count:
                     raise IndexError(

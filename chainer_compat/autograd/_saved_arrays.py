@@ -53,6 +53,16 @@ _ndarray = numpy.ndarray
 # through the same discriminator nodes. Retiring also lets the records go with the reads, so
 # they keep no array alive longer than the graph does.
 #
+# NOTE [checks switched off]
+# ``config.check_saved_arrays = 'never'`` (env CHAINER_COMPAT_CHECK_SAVED_ARRAYS=never) reads a
+# kept array that changed in place as it is then, as Chainer does, so legacy code that writes
+# into kept arrays on purpose runs unmodified: Chainer's thin-stack sentiment example writes
+# into the stack an old-style ThinStackGet kept (it keeps every input by default), whose
+# backward uses it only for zeros_like. Small arrays are still recorded (the fast path reads no
+# configuration); only the comparison's verdict changes, on the slow path. Explicit version
+# bumps (increment_version, ctx.mark_dirty) still raise, and allow_mutation_on_saved_tensors
+# still preserves values.
+#
 # NOTE [parameters updated in place]
 # The arrays of Parameters are the exception: optimizers update them in place by design, and
 # Chainer code may do so between a forward and its first backward (musyoku/ddgm backprops two
@@ -131,12 +141,20 @@ def _fingerprint(array: Any) -> Any:
     if isinstance(array, _ndarray):
         if array.nbytes <= SMALL_NBYTES:
             return array.tobytes()
-        if _config.check_saved_arrays or _config.debug:
+        if _checks_every_size():
             return _Checksum(_crc(array))
         return None
-    if _config.check_saved_arrays or _config.debug:
+    if _checks_every_size():
         return _DeviceCopy(_copy(array))
     return None
+
+
+def _checks_every_size() -> bool:
+    """Whether large and device arrays are fingerprinted too (check_saved_arrays or debug)."""
+    setting = _config.check_saved_arrays
+    if setting == "never":  # NOTE [checks switched off]
+        return False
+    return bool(setting) or bool(_config.debug)
 
 
 def _copy(array: Any) -> Any:
@@ -384,7 +402,8 @@ def check(func: Any, record: tuple[Any, ...], describe: Any,
         # Recorded inside allow_mutation_on_saved_tensors: without a fingerprint a change
         # cannot be ruled out, so the preserved value is used.
         return preserved if changed or bumped or fingerprint is None else None
-    if changed and not bumped and updated_in_place is not None and updated_in_place():
+    if changed and not bumped and (_config.check_saved_arrays == "never" or (
+            updated_in_place is not None and updated_in_place())):
         return None
     if changed or bumped:
         raise VersionMismatch(_mismatch_message(func, describe(), array, bumped and not changed))
@@ -424,4 +443,15 @@ def _mismatch_message(func: Any, what: str, array: Any, by_version: bool) -> str
             "Write into a copy instead (x.array = x.array * 2, not x.array *= 2), modify the "
             "array after backward, or run the forward inside "
             "chainer_compat.autograd.graph.allow_mutation_on_saved_tensors() to keep the saved "
-            "value.")
+            "value." + ("" if by_version else _never_hint(func)))
+
+
+def _never_hint(func: Any) -> str:
+    """How to read the array as Chainer would (NOTE [checks switched off])."""
+    kept = ("An old-style Function keeps every input unless its forward calls retain_inputs: "
+            "if backward does not need this one, leave it out there. "
+            if getattr(func, "_keeps_every_input", False) else "")
+    return (f"\n{kept}To read arrays changed in place as they are now, as Chainer does (its "
+            "backward then computes from the new values), set "
+            "chainer.config.check_saved_arrays = 'never' (env "
+            "CHAINER_COMPAT_CHECK_SAVED_ARRAYS=never).")

@@ -189,6 +189,8 @@ def test_show_lists_keys_sorted_with_thread_values():
     ({"CHAINER_DTYPE": "float16"}, "dtype", "float16"),
     ({"CHAINER_LAZY_GRAD_SUM": "1"}, "lazy_grad_sum", "True"),
     ({"CHAINER_USE_CUDNN": "never"}, "use_cudnn", "never"),
+    ({"CHAINER_COMPAT_CHECK_SAVED_ARRAYS": "1"}, "check_saved_arrays", "True"),
+    ({"CHAINER_COMPAT_CHECK_SAVED_ARRAYS": "never"}, "check_saved_arrays", "never"),
 ])
 def test_environment_variables_set_global_defaults(env, key, expected):
     code = f"import chainer_compat as C; print(C.config.{key})"

@@ -734,3 +734,121 @@ def test_linear_checks_only_the_input_a_requested_gradient_reads():
     w[0, 0] += 1  # W is read for x's gradient
     with pytest.raises(VersionMismatch):
         y.backward()
+
+
+# ------------------------------------------------------- checks switched off ('never')
+class OldStyleTakeFirstRow(C.Function):
+    """Chainer's thin-stack pattern: backward uses the kept input only for its shape."""
+
+    def forward(self, inputs):
+        stack, = inputs
+        return stack[0].copy(),
+
+    def backward(self, inputs, grad_outputs):
+        stack, = inputs
+        gstack = numpy.zeros_like(stack)
+        gstack[0] = grad_outputs[0]
+        return gstack,
+
+
+def _take_first_row_after_a_write():
+    stack = Variable(numpy.zeros((2, 3)))
+    row = OldStyleTakeFirstRow()(stack)
+    stack.array[1] = 5.0  # the next step of the stack, written in place
+    row.grad = numpy.ones(3)
+    row.backward()
+    return stack.grad
+
+
+def test_old_style_default_input_written_in_place_says_how_to_run_it_as_chainer_does():
+    with pytest.raises(VersionMismatch) as raised:
+        _take_first_row_after_a_write()
+    message = str(raised.value)
+    assert "unless its forward calls retain_inputs" in message
+    assert "check_saved_arrays = 'never'" in message
+    assert "CHAINER_COMPAT_CHECK_SAVED_ARRAYS=never" in message
+
+
+@pytest.mark.parametrize("kind", ["ctx", "node"])
+def test_inputs_kept_on_request_are_not_blamed_on_old_style_defaults(kind):
+    x = Variable(arr(1.0, 2.0))
+    y = square_by(kind, x)
+    x.array += 1.0
+    with pytest.raises(VersionMismatch) as raised:
+        F.sum(y).backward()
+    assert "retain_inputs:" not in str(raised.value)
+    assert "check_saved_arrays = 'never'" in str(raised.value)
+
+
+def test_old_style_input_kept_on_request_gets_no_retain_inputs_hint():
+    class KeepsOnRequest(OldStyleSquare):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            return super().forward(inputs)
+
+    x = Variable(arr(1.0, 2.0))
+    y = KeepsOnRequest()(x)
+    x.array += 1.0
+    with pytest.raises(VersionMismatch) as raised:
+        F.sum(y).backward()
+    assert "unless its forward calls retain_inputs" not in str(raised.value)
+
+
+def test_old_style_with_nine_default_inputs_gets_the_retain_inputs_hint():
+    class SumOfSquares(C.Function):
+        def forward(self, inputs):
+            return sum(x * x for x in inputs),
+
+        def backward(self, inputs, grad_outputs):
+            return tuple(2 * x * grad_outputs[0] for x in inputs)
+
+    xs = [Variable(arr(float(i))) for i in range(9)]
+    y = SumOfSquares()(*xs)
+    xs[4].array += 1.0
+    with pytest.raises(VersionMismatch, match="unless its forward calls retain_inputs"):
+        y.backward()
+
+
+def test_never_reads_the_changed_array_as_chainer_does():
+    with C.using_config("check_saved_arrays", "never"):
+        numpy.testing.assert_array_equal(_take_first_row_after_a_write(),
+                                         [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_never_gives_the_gradient_of_the_new_values(kind):
+    x = Variable(arr(1.0, 2.0))
+    y = square_by(kind, x)
+    x.array += 1.0
+    with C.using_config("check_saved_arrays", "never"):
+        F.sum(y).backward()
+    numpy.testing.assert_array_equal(x.grad, [4.0, 6.0])  # 2 x, x as it is now
+
+
+def test_never_still_raises_on_an_explicit_version_bump():
+    x = Variable(arr(1.0, 2.0))
+    y = CtxSquare.apply(x)
+    increment_version(x.array)
+    with C.using_config("check_saved_arrays", "never"), pytest.raises(VersionMismatch):
+        F.sum(y).backward()
+
+
+def test_never_takes_no_checksum_of_large_arrays_even_in_debug_mode():
+    x = Variable(large())
+    with C.using_config("check_saved_arrays", "never"), C.using_config("debug", True):
+        y = CtxSquare.apply(x)
+        x.array[-1] = 5.0
+        F.sum(y).backward()
+    assert x.grad[-1] == 10.0
+
+
+def test_never_leaves_allow_mutation_on_saved_tensors_preserving_values():
+    from chainer_compat.autograd import graph
+
+    x = Variable(arr(1.0, 2.0))
+    with C.using_config("check_saved_arrays", "never"):
+        with graph.allow_mutation_on_saved_tensors():
+            y = CtxSquare.apply(x)
+            x.array += 1.0
+            F.sum(y).backward()
+    numpy.testing.assert_array_equal(x.grad, [2.0, 4.0])  # from the saved (forward) values

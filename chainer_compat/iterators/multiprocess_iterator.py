@@ -11,6 +11,7 @@ import collections
 import multiprocessing
 import multiprocessing.pool
 import os
+import threading
 import time
 import warnings
 from typing import Any
@@ -32,6 +33,14 @@ __all__ = ["MultiprocessIterator"]
 # The dataset, in each worker process; set once by the pool's initializer.
 _worker_dataset: Any = None
 
+# NOTE [the first minibatch]
+# compat: with ``shared_mem`` None (the default), Chainer reads the first minibatch in the
+# calling process, to size its shared memory, and forks the workers only afterwards. So the
+# first minibatch's reads run here (a dataset that draws random numbers advances this
+# process's generators, and the workers start from the advanced state), and seeded runs that
+# also draw in the main process (dropout, a GAN's noise) get Chainer's numbers. With
+# ``shared_mem`` given, the workers read every minibatch, as in Chainer.
+#
 # NOTE [stopping the pool]
 # Pool.terminate() kills the workers with SIGTERM. A worker killed while it sends a result holds
 # the result queue's lock for good, and the pool's task thread, which puts a last message on
@@ -136,9 +145,17 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             raise RuntimeError(
                 "MultiprocessIterator must not be finalized to read minibatches, got a "
                 "finalized one: create a new iterator")
-        self._prefetch()
-        state, result = self._pending.popleft()
-        batch = None if result is None else self._wait(result)
+        if self._pool is None and self.shared_mem is None:
+            # The first minibatch, read here: NOTE [the first minibatch].
+            self._prefetch_state, indices = _advance(
+                self._prefetch_state, self.batch_size, self.repeat, self.order_sampler,
+                len(self.dataset))
+            state = self._prefetch_state
+            batch = None if indices is None else self._read_here(indices.tolist())
+        else:
+            self._prefetch()
+            state, result = self._pending.popleft()
+            batch = None if result is None else self._wait(result)
         if self._stopper is not None:
             self._stopper.forget_done()
         self._previous_epoch_detail = self.epoch_detail
@@ -187,13 +204,31 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
             try:
                 return list(result.get(self.dataset_timeout))
             except multiprocessing.TimeoutError:
-                # compat: Chainer's wording; it keeps waiting after the warning.
-                warnings.warn(
-                    "Stalled dataset is detected. See the documentation of "
-                    "MultiprocessIterator for common causes and workarounds:\n"
-                    "https://docs.chainer.org/en/stable/reference/generated/"
-                    "chainer.iterators.MultiprocessIterator.html",
-                    MultiprocessIterator.TimeoutWarning, stacklevel=3)
+                _warn_stalled()
+
+    def _read_here(self, indices: list[int]) -> list[Any]:
+        """Reads a minibatch in this process, warning once if it takes ``dataset_timeout``."""
+        dataset = self.dataset
+        if self.dataset_timeout is None:
+            return [dataset[index] for index in indices]
+        # compat: as Chainer, in a thread, so that a stalled dataset is reported.
+        outcome: list[Any] = []
+
+        def read() -> None:
+            try:
+                outcome.append([dataset[index] for index in indices])
+            except BaseException as error:  # raised again in the calling thread
+                outcome.append(error)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(self.dataset_timeout)
+        if reader.is_alive():
+            _warn_stalled()
+        reader.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
 
     def finalize(self) -> None:
         """Stops the worker processes; the iterator cannot be used afterwards.
@@ -270,6 +305,16 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def _warn_stalled() -> None:
+    # compat: Chainer's wording; it keeps waiting after the warning.
+    warnings.warn(
+        "Stalled dataset is detected. See the documentation of "
+        "MultiprocessIterator for common causes and workarounds:\n"
+        "https://docs.chainer.org/en/stable/reference/generated/"
+        "chainer.iterators.MultiprocessIterator.html",
+        MultiprocessIterator.TimeoutWarning, stacklevel=4)
 
 
 class _PoolStopper:

@@ -153,3 +153,36 @@ def test_next_epochs_shuffle_is_drawn_before_the_main_thread_draws_again():
     numpy.random.permutation(10)
     numpy.random.permutation(10)
     assert drawn_after_first == numpy.random.randint(1000)
+
+
+class _DrawingDataset:
+    """Each read draws from NumPy's global generator, as augmentation does."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        return float(numpy.random.rand())
+
+
+@pytest.mark.parametrize("shared_mem", [None, 1000])
+def test_the_first_minibatch_draws_in_this_process_only_without_shared_mem(shared_mem):
+    # Chainer reads the first minibatch here to size its shared memory, before it forks.
+    numpy.random.seed(0)
+    draws = numpy.random.rand(3).tolist()
+    numpy.random.seed(0)
+    iterator = iterators.MultiprocessIterator(_DrawingDataset(), 2, shuffle=False,
+                                              n_processes=1, shared_mem=shared_mem)
+    try:
+        first = iterator.next()
+        second = iterator.next()
+        after = numpy.random.rand()
+    finally:
+        iterator.finalize()
+    if shared_mem is None:
+        assert first == draws[:2]
+        assert second == draws[2:] + [second[1]]  # the workers started from the draws made
+        assert after == draws[2]
+    else:
+        assert first == draws[:2]  # the workers start from this process's state
+        assert after == draws[0]

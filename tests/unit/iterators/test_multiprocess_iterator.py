@@ -37,12 +37,82 @@ class PidDataset:
         return (int(index), os.getpid())
 
 
-def test_examples_are_read_in_worker_processes():
+def test_examples_after_the_first_minibatch_are_read_in_worker_processes():
     with iterators.MultiprocessIterator(PidDataset(8), 4, shuffle=False,
                                         n_processes=2) as iterator:
+        next(iterator)
+        batch = next(iterator)
+        assert [index for index, _ in batch] == [4, 5, 6, 7]
+        assert all(pid != os.getpid() for _, pid in batch)
+
+
+def test_the_first_minibatch_is_read_here_unless_shared_mem_is_given():
+    # NOTE [the first minibatch]: Chainer reads it in the calling process to size its shared
+    # memory, before it forks the workers.
+    with iterators.MultiprocessIterator(PidDataset(8), 4, shuffle=False,
+                                        n_processes=1) as iterator:
+        batch = next(iterator)
+        assert batch == [(index, os.getpid()) for index in range(4)]
+    with iterators.MultiprocessIterator(PidDataset(8), 4, shuffle=False, n_processes=1,
+                                        shared_mem=1000) as iterator:
         batch = next(iterator)
         assert [index for index, _ in batch] == [0, 1, 2, 3]
         assert all(pid != os.getpid() for _, pid in batch)
+
+
+class RandomDataset:
+    """An augmentation-style dataset: each read draws from NumPy's global generator."""
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, index):
+        return float(numpy.random.rand())
+
+
+@pytest.mark.parametrize("dataset_timeout", [None, 30.0])
+def test_the_first_minibatch_advances_this_process_generator_as_in_chainer(dataset_timeout):
+    numpy.random.seed(0)
+    expected = numpy.random.rand(3)  # two reads of the first minibatch, then the caller's
+    numpy.random.seed(0)
+    with iterators.MultiprocessIterator(RandomDataset(), 2, shuffle=False, n_processes=1,
+                                        dataset_timeout=dataset_timeout) as iterator:
+        assert next(iterator) == list(expected[:2])
+        next(iterator)  # read by a worker forked after the first minibatch: no draw here
+        assert numpy.random.rand() == expected[2]
+
+
+def test_with_shared_mem_the_workers_read_every_minibatch():
+    numpy.random.seed(0)
+    expected = numpy.random.rand()
+    numpy.random.seed(0)
+    with iterators.MultiprocessIterator(RandomDataset(), 2, shuffle=False, n_processes=1,
+                                        shared_mem=1000) as iterator:
+        next(iterator)
+        assert numpy.random.rand() == expected
+
+
+def test_an_error_reading_the_first_minibatch_reaches_the_caller_once():
+    reads = []
+
+    class Failing:
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, index):
+            reads.append(index)
+            raise KeyError(f"bad example {index}")
+
+    for timeout in (None, 30.0):
+        reads.clear()
+        iterator = iterators.MultiprocessIterator(Failing(), 2, shuffle=False, n_processes=1,
+                                                  dataset_timeout=timeout)
+        try:
+            with pytest.raises(KeyError, match="bad example 0"):
+                next(iterator)
+            assert reads == [0]
+        finally:
+            iterator.finalize()
 
 
 def test_a_reading_error_reaches_the_caller():
@@ -140,6 +210,11 @@ def test_a_child_of_a_bare_fork_leaves_the_parents_pool_alone(child_drops_its_co
         "        return i\n"
         "iterator = iterators.MultiprocessIterator(Slow(), 2, shuffle=False, n_processes=1)\n"
         "assert next(iterator) == [0, 1]\n"
+        # The first minibatch is read here (NOTE [the first minibatch]), so the worker has just
+        # started: let it take its read first. The child's multiprocessing exit handler
+        # terminates the parent's workers; one killed while it waits for work holds the task
+        # queue's lock for good, and the worker the pool starts in its place then never exits.
+        "time.sleep(0.2)\n"
         "start = time.monotonic()\n"
         "child = os.fork()\n"
         "if child == 0:\n"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import sys
+import types
 import unittest
 import warnings
 
@@ -107,3 +109,43 @@ def test_run_module_runs_pytest_only_as_main(monkeypatch):
     assert calls == []
     testing.run_module("__main__", "/path/test_x.py")
     assert calls == [["/path/test_x.py", "-vvs", "-x", "--pdb"]]
+
+
+@pytest.mark.parametrize("aliased", [True, False])
+def test_chainer_requirements_are_checked_against_the_chainer_we_stand_in_for(
+        monkeypatch, aliased):
+    # Legacy tests guard on Chainer's version; no `chainer` distribution is installed here.
+    import chainer_compat
+
+    if aliased:
+        monkeypatch.setitem(sys.modules, "chainer", chainer_compat)
+    else:
+        monkeypatch.delitem(sys.modules, "chainer", raising=False)
+    monkeypatch.setattr(chainer_compat, "__version__", "7.8.1")
+
+    def test_it():
+        pass
+
+    assert testing.with_requires("chainer>=5")(test_it) is test_it
+    assert testing.with_requires("Chainer>=7.8,<8")(test_it) is test_it
+    assert skip_reason(testing.with_requires("chainer>=8")(test_it)) == "requires: chainer>=8"
+    assert skip_reason(testing.without_requires("chainer>=5")(test_it)) == "requires: chainer>=5"
+    assert testing.without_requires("chainer<7")(test_it) is test_it
+
+
+def test_another_module_imported_as_chainer_is_asked_of_its_distribution(monkeypatch):
+    monkeypatch.setitem(sys.modules, "chainer", types.ModuleType("chainer"))
+    versions = {"chainer": "4.5.0"}
+
+    def version(name):
+        if name not in versions:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    monkeypatch.setattr(helper.importlib.metadata, "version", version)
+
+    def test_it():
+        pass
+
+    assert skip_reason(testing.with_requires("chainer>=5")(test_it)) == "requires: chainer>=5"
+    assert testing.with_requires("chainer>=4")(test_it) is test_it

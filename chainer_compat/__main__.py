@@ -44,6 +44,12 @@ _CHAINERS_DEPENDENCIES = {"six": "six", "filelock": "filelock",
 _THIS_FILE = os.path.realpath(__file__)
 
 
+def _absolute(path: str) -> str:
+    """The script's path as ``python SCRIPT`` gives ``__file__``: made absolute, not normalized
+    (``../x.py`` run from /a/b is /a/b/../x.py)."""
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+
+
 def _user_traceback(traceback: TracebackType | None) -> TracebackType | None:
     """Cuts the runner's own frames (this file, runpy) from the top of a traceback, so that it
     starts at the user's code as the interpreter's would."""
@@ -112,10 +118,10 @@ def run_script(path: str, args: Sequence[str]) -> int:
         with open(path, "rb") as file:
             source = file.read()
     except OSError as error:
-        print(f"{_PROGRAM}: can't open file {os.path.abspath(path)!r}: "
+        print(f"{_PROGRAM}: can't open file {_absolute(path)!r}: "
               f"[Errno {error.errno}] {error.strerror}", file=sys.stderr)
         return 2
-    absolute = os.path.abspath(path)
+    absolute = _absolute(path)
     try:
         install_as_chainer()
         code = compile(source, absolute, "exec")

@@ -73,6 +73,19 @@ def test_script_sees_argv_main_name_and_its_folder_on_sys_path(tmp_path):
     assert seen["pickled"] == "Point"
 
 
+def test_a_path_through_a_parent_folder_gives_the_file_python_gives(tmp_path):
+    write(tmp_path / "scripts" / "show.py", "import sys\nprint(__file__, sys.path[0])\n")
+    (tmp_path / "run").mkdir()
+    ours = run_cli("../scripts/show.py", cwd=tmp_path / "run")
+    plain = subprocess.run([sys.executable, "../scripts/show.py"], cwd=tmp_path / "run",
+                           capture_output=True, text=True, check=True, timeout=60)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == plain.stdout
+    assert ours.stdout.split()[0] == str(tmp_path / "run" / ".." / "scripts" / "show.py")
+    missing = run_cli("../scripts/none.py", cwd=tmp_path / "run")
+    assert f"'{tmp_path / 'run' / '..' / 'scripts' / 'none.py'}'" in missing.stderr
+
+
 @pytest.mark.parametrize("code", [0, 3])
 def test_sys_exit_code_passes_through(tmp_path, code):
     write(tmp_path / "exits.py", f"import sys\nimport chainer\nsys.exit({code})\n")

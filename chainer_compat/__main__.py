@@ -62,12 +62,13 @@ def _user_traceback(traceback: TracebackType | None) -> TracebackType | None:
 
 def _report_uncaught(error: BaseException) -> int:
     """Prints ``error`` as the interpreter would and returns the exit status it would give;
-    for a NumPy 1 name NumPy has since removed, or a package Chainer installed with itself,
-    then says how to run the code all the same."""
+    for a NumPy 1 name NumPy has since removed, a package Chainer installed with itself, or
+    float() of a one-element array, then says how to run the code all the same."""
     traceback = _user_traceback(error.__traceback__)
     # The default hook prints error.__traceback__ and ignores its argument when that is set.
     sys.excepthook(type(error), error.with_traceback(traceback), traceback)
-    for hint in (_missing_package_hint(error), _numpy1_hint(error)):
+    for hint in (_missing_package_hint(error), _numpy1_hint(error),
+                 _scalar_conversion_hint(error)):
         if hint is not None:
             print(f"\n{_PROGRAM}: {hint}", file=sys.stderr)
     if isinstance(error, KeyboardInterrupt) and hasattr(signal, "SIGINT") and os.name == "posix":
@@ -102,6 +103,20 @@ def _numpy1_hint(error: BaseException) -> str | None:
             f"`{_PROGRAM} {_NUMPY1_OPTION} ...` to put such names back, or write "
             f"`{_numpy1_aliases.replacement_for(name)}` instead (ruff's NPY001 and NPY201 "
             "rules find most of them).")
+
+
+def _scalar_conversion_hint(error: BaseException) -> str | None:
+    """For ``float(array)`` on an array of one element and some dimensions, which NumPy 2.4
+    refuses and NumPy 1 (so Chainer-era code) took."""
+    if not (isinstance(error, TypeError)
+            and str(error) == "only 0-dimensional arrays can be converted to Python scalars"):
+        return None
+    return ("NumPy 2.4 and later convert only 0-dimensional arrays to Python numbers with "
+            "float(), int() or complex(); NumPy 1 also took any array of exactly one element "
+            "(shape (1,), say), as Chainer-era code often does (float(loss.array) on a "
+            "(1,)-shaped loss). Write `x.item()` for such an array instead. "
+            f"`{_NUMPY1_OPTION}` cannot bring this back: it is how NumPy's array type "
+            "itself behaves.")
 
 
 def run_script(path: str, args: Sequence[str]) -> int:

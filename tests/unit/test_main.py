@@ -13,6 +13,7 @@ import textwrap
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import numpy
 import pytest
 
 from chainer_compat import __main__ as cli
@@ -216,6 +217,27 @@ def test_a_missing_package_chainer_installed_names_the_package(tmp_path, module,
     assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
     assert f"`{module}` came with Chainer 7.8.1" in result.stderr
     assert f"`pip install {package}`" in result.stderr
+
+
+@pytest.mark.skipif(numpy.lib.NumpyVersion(numpy.__version__) < "2.4.0",
+                    reason="NumPy before 2.4 still converts one-element arrays (with a warning)")
+def test_float_of_a_one_element_array_says_what_to_write_instead(tmp_path):
+    script = write(tmp_path / "loss.py", """\
+        import numpy
+        total = 0.0
+        total += float(numpy.ones((1,), numpy.float32))  # NumPy 1 took it
+    """)
+    result = run_cli(str(script), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "TypeError: only 0-dimensional arrays" in result.stderr
+    assert "Write `x.item()` for such an array instead" in result.stderr
+
+
+def test_other_type_errors_get_no_scalar_conversion_hint(tmp_path):
+    script = write(tmp_path / "other.py", "float('one') if False else float(None)\n")
+    result = run_cli(str(script), cwd=tmp_path)
+    assert result.returncode == 1 and "TypeError" in result.stderr
+    assert "x.item()" not in result.stderr
 
 
 @pytest.mark.parametrize("module", ["a_module_no_one_has", "google"])

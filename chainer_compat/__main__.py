@@ -114,7 +114,7 @@ def _scalar_conversion_hint(error: BaseException) -> str | None:
     return ("NumPy 2.4 and later convert only 0-dimensional arrays to Python numbers with "
             "float(), int() or complex(); NumPy 1 also took any array of exactly one element "
             "(shape (1,), say), as Chainer-era code often does (float(loss.array) on a "
-            "(1,)-shaped loss). Write `x.item()` for such an array instead. "
+            "(1,)-shaped loss). If the array has one element, write `x.item()` instead. "
             f"`{_NUMPY1_OPTION}` cannot bring this back: it is how NumPy's array type "
             "itself behaves.")
 

@@ -149,6 +149,8 @@ class FunctionAdapter(FunctionNode):
         """Whether forward kept the inputs by default, without calling retain_inputs."""
         indexes = self._input_indexes_to_retain
         count = len(indexes)
+        if count == 0:  # retain_inputs(()) passes the same (shared) empty tuple
+            return False
         return indexes is _ALL_INPUTS[count] if count < 9 else type(indexes) is _EveryInput
 
     def _take_function(self) -> Function:

@@ -406,7 +406,8 @@ def check(func: Any, record: tuple[Any, ...], describe: Any,
             updated_in_place is not None and updated_in_place())):
         return None
     if changed or bumped:
-        raise VersionMismatch(_mismatch_message(func, describe(), array, bumped and not changed))
+        raise VersionMismatch(_mismatch_message(func, describe(), array, bumped and not changed,
+                                                hint_never=not bumped))
     return None
 
 
@@ -429,7 +430,8 @@ def _name_node(func: Any, node: VariableNode) -> str:
     return "a retained array"
 
 
-def _mismatch_message(func: Any, what: str, array: Any, by_version: bool) -> str:
+def _mismatch_message(func: Any, what: str, array: Any, by_version: bool,
+                      hint_never: bool = False) -> str:
     label = func.label
     if by_version:
         actual = ("an array marked as modified (increment_version or ctx.mark_dirty) after "
@@ -443,14 +445,15 @@ def _mismatch_message(func: Any, what: str, array: Any, by_version: bool) -> str
             "Write into a copy instead (x.array = x.array * 2, not x.array *= 2), modify the "
             "array after backward, or run the forward inside "
             "chainer_compat.autograd.graph.allow_mutation_on_saved_tensors() to keep the saved "
-            "value." + ("" if by_version else _never_hint(func)))
+            "value." + (_never_hint(func, what) if hint_never else ""))
 
 
-def _never_hint(func: Any) -> str:
-    """How to read the array as Chainer would (NOTE [checks switched off])."""
+def _never_hint(func: Any, what: str) -> str:
+    """How to read the array as Chainer would (NOTE [checks switched off]); for a write only,
+    since 'never' still raises on a version bump."""
     kept = ("An old-style Function keeps every input unless its forward calls retain_inputs: "
             "if backward does not need this one, leave it out there. "
-            if getattr(func, "_keeps_every_input", False) else "")
+            if what.startswith("input") and getattr(func, "_keeps_every_input", False) else "")
     return (f"\n{kept}To read arrays changed in place as they are now, as Chainer does (its "
             "backward then computes from the new values), set "
             "chainer.config.check_saved_arrays = 'never' (env "

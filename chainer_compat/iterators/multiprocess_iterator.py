@@ -74,10 +74,12 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
     """Reads minibatches with worker processes, ``n_prefetch`` (+1) minibatches ahead.
 
     The minibatches, and the epoch bookkeeping, are those of a :class:`SerialIterator`
-    with the same arguments; examples come back as copies made in the workers. The pool
-    starts at the first minibatch and stops at :meth:`finalize` (or when the iterator is
-    garbage collected). Use it for datasets whose ``__getitem__`` does heavy work in Python
-    (decoding, augmentation); on platforms that cannot fork, the dataset must be picklable.
+    with the same arguments; examples come back as copies made in the workers, except the
+    first minibatch's, read in this process when ``shared_mem`` is None (NOTE [the first
+    minibatch]). The pool starts at the first minibatch and stops at :meth:`finalize` (or
+    when the iterator is garbage collected). Use it for datasets whose ``__getitem__`` does
+    heavy work in Python (decoding, augmentation); on platforms that cannot fork, the dataset
+    must be picklable.
 
     Args:
         dataset: The dataset (``__getitem__`` with an integer, and ``__len__``).
@@ -88,8 +90,9 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
         n_processes: The number of worker processes; the number of CPUs when None or 0.
         n_prefetch: How many minibatches to read ahead (at least 1); as with Chainer's
             prefetch thread, one more is being read while those wait.
-        shared_mem: The size of Chainer's shared-memory buffer per example; accepted for
-            compatibility and unused.
+        shared_mem: The size of Chainer's shared-memory buffer per example. None (Chainer
+            sizes the buffer from the first minibatch) reads the first minibatch in this
+            process; a size has the workers read every minibatch. No buffer is used.
         order_sampler: A callable ``(current_order, current_position) -> next_order``; only
             with ``shuffle=None``.
         dataset_timeout: Seconds to wait for a minibatch before each
@@ -101,7 +104,8 @@ class MultiprocessIterator(_EpochBookkeeping, Iterator):
 
     Compat:
         Chainer copies NumPy arrays through a shared-memory buffer sized by ``shared_mem``;
-        here the worker pool pickles each example back, so ``shared_mem`` has no effect.
+        here the worker pool pickles each example back, so ``shared_mem`` only decides where
+        the first minibatch is read.
     """
 
     class TimeoutWarning(RuntimeWarning):

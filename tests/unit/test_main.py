@@ -230,7 +230,7 @@ def test_float_of_a_one_element_array_says_what_to_write_instead(tmp_path):
     result = run_cli(str(script), cwd=tmp_path)
     assert result.returncode == 1
     assert "TypeError: only 0-dimensional arrays" in result.stderr
-    assert "Write `x.item()` for such an array instead" in result.stderr
+    assert "If the array has one element, write `x.item()` instead" in result.stderr
 
 
 def test_other_type_errors_get_no_scalar_conversion_hint(tmp_path):

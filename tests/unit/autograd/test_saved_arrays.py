@@ -833,13 +833,50 @@ def test_never_still_raises_on_an_explicit_version_bump():
         F.sum(y).backward()
 
 
-def test_never_takes_no_checksum_of_large_arrays_even_in_debug_mode():
+def test_never_takes_no_checksum_of_large_arrays_even_in_debug_mode(monkeypatch):
+    def no_checksum(array):
+        raise AssertionError("a checksum was taken")
+
+    monkeypatch.setattr(_saved_arrays, "_crc", no_checksum)
     x = Variable(large())
     with C.using_config("check_saved_arrays", "never"), C.using_config("debug", True):
         y = CtxSquare.apply(x)
         x.array[-1] = 5.0
         F.sum(y).backward()
     assert x.grad[-1] == 10.0
+
+
+def test_a_write_with_a_version_bump_gets_no_never_hint():
+    x = Variable(arr(1.0, 2.0))
+    y = OldStyleSquare()(x)
+    x.array += 1.0
+    increment_version(x.array)
+    with C.using_config("check_saved_arrays", "never"), pytest.raises(VersionMismatch) as raised:
+        F.sum(y).backward()
+    assert "'never'" not in str(raised.value)
+
+
+def test_an_old_style_output_written_in_place_gets_no_retain_inputs_hint():
+    class KeepsOutput(C.Function):
+        def forward(self, inputs):
+            self.retain_inputs(())
+            self.retain_outputs((0,))
+            return numpy.exp(inputs[0]),
+
+        def backward(self, inputs, grad_outputs):
+            return self.output_data[0] * grad_outputs[0],
+
+    for keep_inputs in (False, True):
+        if keep_inputs:
+            KeepsOutput.forward = lambda self, inputs: (self.retain_outputs((0,)),
+                                                        (numpy.exp(inputs[0]),))[1]
+        x = Variable(arr(1.0, 2.0))
+        y = KeepsOutput()(x)
+        y.array += 1.0
+        with pytest.raises(VersionMismatch, match="output 0") as raised:
+            F.sum(y).backward()
+        assert "check_saved_arrays = 'never'" in str(raised.value)
+        assert "unless its forward calls retain_inputs" not in str(raised.value)
 
 
 def test_never_leaves_allow_mutation_on_saved_tensors_preserving_values():
